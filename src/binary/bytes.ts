@@ -4,7 +4,7 @@
 
 import { WasmDecodeError } from "./errors.js";
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8enc = new TextEncoder();
 
 export class ByteReader {

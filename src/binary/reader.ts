@@ -164,7 +164,7 @@ export function readModule(bytes: Uint8Array, options: ReadOptions = {}): Module
           const bodySize = s.u32();
           const bodyStart = s.pos;
           if (bodySize > end - bodyStart) s.fail(`unexpected end of section or function: body ${i} declares ${bodySize} bytes`);
-          m.functions.push(readFuncEntry(bytes, bodyStart, bodyStart + bodySize, funcTypeIndices[i]!));
+          m.functions.push(readFuncEntry(bytes, bodyStart, bodyStart + bodySize, funcTypeIndices[i]!, m.numImportedFuncs + i));
           s.pos = bodyStart + bodySize;
         }
         break;
@@ -302,8 +302,8 @@ function readLimits(s: ByteReader, memory: boolean): Limits {
   const allowed = memory ? 0x07 : 0x05;
   if ((flags & ~allowed) !== 0) s.fail(`malformed limits flags 0x${flags.toString(16)}`, at);
   const is64 = (flags & 4) !== 0;
+  // Wasm 3.0 reads every limit as u64; the validator bounds it per address type.
   const readNum = (): number | bigint => {
-    if (!is64) return s.u32();
     const v = s.u64();
     return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
   };
@@ -410,7 +410,7 @@ function readElem(s: ByteReader): ElemSegment {
 
 // ---- code ----
 
-function readFuncEntry(bytes: Uint8Array, start: number, end: number, typeIndex: number): Func {
+function readFuncEntry(bytes: Uint8Array, start: number, end: number, typeIndex: number, origin: number): Func {
   const s = new ByteReader(bytes, start, end);
   s.section = "code";
   const groups = s.count(2, "local declaration");
@@ -432,6 +432,7 @@ function readFuncEntry(bytes: Uint8Array, start: number, end: number, typeIndex:
     codeOffset: s.pos,
     body: null,
     dirty: false,
+    origin,
   };
 }
 

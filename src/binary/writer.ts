@@ -264,7 +264,7 @@ function writeField(w: ByteWriter, f: FieldType): void {
 
 function writeLimits(w: ByteWriter, l: Limits): void {
   w.u8((l.max !== null ? 1 : 0) | (l.shared ? 2 : 0) | (l.is64 ? 4 : 0));
-  const put = (v: number | bigint) => (l.is64 ? w.u64(v) : w.u32(Number(v)));
+  const put = (v: number | bigint) => w.u64(v);
   put(l.min);
   if (l.max !== null) put(l.max);
 }

@@ -80,6 +80,8 @@ export interface Func {
   body: Body | null;
   /** True once a pass replaced `body`; the writer then re-encodes it. */
   dirty: boolean;
+  /** Index of this function in the input module (-1 for a function a pass created); for merge maps. */
+  origin: number;
 }
 
 export type ElemMode =

@@ -4,46 +4,45 @@
 // name section (function and local names). Bodies that reference no moved
 // function keep their original bytes.
 
-import { Imm, OPS } from "../binary/opcodes/index.js";
+import { FUNC_WORDS } from "./imm-layout.js";
 import { decodeFunctionBody } from "../binary/reader.js";
 import type { Body } from "./body.js";
 import type { ConstExpr, Module } from "./module.js";
 
-/** Per op id: word offsets (within the instruction's immediates) that hold function indices. */
-const FUNC_WORDS: (number[] | null)[] = OPS.map((d) => {
-  let off = 0;
-  const at: number[] = [];
-  for (const k of d.imms) {
-    if (k === Imm.Func) at.push(off);
-    // every op with a Func immediate has only fixed-width immediates before it
-    off += k === Imm.I64 || k === Imm.F64 ? 2 : k === Imm.V128 || k === Imm.MemArg ? 4 : 1;
-  }
-  return at.length ? at : null;
-});
-
 /**
- * Applies `map` (old function index -> new index, or -1 for removed) to the
- * whole module. Defined functions are reordered to match the new indices;
- * imported functions must map to themselves. Throws if a removed function is
- * still referenced.
+ * Redirects and removes functions. `target[i]` is the function that
+ * references to function i should now reach (i itself to keep it, another
+ * index to fold i into that one), or -1 to remove i (which must then be
+ * unreferenced). Imported functions cannot be removed or redirected. Kept
+ * functions keep their relative order; every reference (calls, ref.func,
+ * elements, exports, start, const expressions, names) follows.
  */
-export function renumberFunctions(m: Module, map: Int32Array): void {
+export function redirectFunctions(m: Module, target: Int32Array): void {
   const nImp = m.numImportedFuncs;
   const total = nImp + m.functions.length;
-  if (map.length !== total) throw new Error(`renumberFunctions: map has ${map.length} entries, module has ${total} functions`);
-  for (let i = 0; i < nImp; i++) if (map[i] !== i) throw new Error("renumberFunctions: imported functions cannot move");
+  if (target.length !== total) throw new Error(`redirectFunctions: map has ${target.length} entries, module has ${total} functions`);
+  for (let i = 0; i < nImp; i++) if (target[i] !== i) throw new Error("redirectFunctions: imported functions cannot move");
+  const newIndex = new Int32Array(total).fill(-1);
+  let next = nImp;
+  for (let i = 0; i < nImp; i++) newIndex[i] = i;
+  for (let i = nImp; i < total; i++) if (target[i] === i) newIndex[i] = next++;
+  const refMap = new Int32Array(total).fill(-1);
+  for (let i = 0; i < total; i++) {
+    const t = target[i]!;
+    if (t < 0) continue;
+    if (target[t] !== t) throw new Error(`redirectFunctions: ${i} is redirected to ${t}, which is not kept`);
+    refMap[i] = newIndex[t]!;
+  }
+  if (next === total && refMap.every((v, i) => v === i)) return;
+
   const fix = (old: number): number => {
-    const n = map[old];
-    if (n === undefined || n < 0) throw new Error(`renumberFunctions: function ${old} is removed but still referenced`);
+    const n = refMap[old];
+    if (n === undefined || n < 0) throw new Error(`redirectFunctions: function ${old} is removed but still referenced`);
     return n;
   };
-  const identity = map.every((v, i) => v === i);
-  if (identity) return;
-
-  // bodies: decode only those that mention a function index
   for (let i = 0; i < m.functions.length; i++) {
+    if (target[nImp + i] !== nImp + i) continue; // removed or folded: its body goes away
     const f = m.functions[i]!;
-    if (map[nImp + i] === -1) continue;
     const body = f.body ?? decodeFunctionBody(m, f);
     if (rewriteBody(body, fix)) f.dirty = true;
   }
@@ -59,28 +58,19 @@ export function renumberFunctions(m: Module, map: Int32Array): void {
   for (const e of m.exports) if (e.kind === "func") e.index = fix(e.index);
   if (m.start !== null) m.start = fix(m.start);
 
-  // reorder the defined functions
-  const kept = new Array(total - nImp).fill(null);
-  let count = 0;
-  for (let i = nImp; i < total; i++) {
-    const n = map[i]!;
-    if (n < 0) continue;
-    if (n < nImp || n >= total || kept[n - nImp] !== null) throw new Error(`renumberFunctions: bad target ${n} for ${i}`);
-    kept[n - nImp] = m.functions[i - nImp];
-    count++;
-  }
-  for (let i = 0; i < count; i++) if (kept[i] === null) throw new Error("renumberFunctions: new indices are not dense");
-  m.functions = kept.slice(0, count);
+  m.functions = m.functions.filter((_, i) => target[nImp + i] === nImp + i);
 
   if (m.names) {
+    // names follow the kept functions; a folded function's name is lost
+    // (the merge map records it).
     const fnames = new Map<number, string>();
-    for (const [i, name] of m.names.functions) if (map[i] !== undefined && map[i]! >= 0) fnames.set(map[i]!, name);
+    for (const [i, name] of m.names.functions) if (i < total && newIndex[i]! >= 0) fnames.set(newIndex[i]!, name);
     const lnames = new Map<number, Map<number, string>>();
-    for (const [i, l] of m.names.locals) if (map[i] !== undefined && map[i]! >= 0) lnames.set(map[i]!, l);
+    for (const [i, l] of m.names.locals) if (i < total && newIndex[i]! >= 0) lnames.set(newIndex[i]!, l);
     m.names.functions = fnames;
     m.names.locals = lnames;
-    // label names are keyed by function index too; they cannot be remapped
-    // without parsing, so they are dropped rather than left wrong.
+    // label names are keyed by function index too; they are dropped rather
+    // than left wrong.
     m.names.other = m.names.other.filter((o) => o.id !== 3);
     m.names.dirty = true;
   }

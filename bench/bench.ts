@@ -1,0 +1,564 @@
+// The benchmark: `npm run bench [-- --only NAME] [--quick]`.
+//
+// For each corpus module: the baseline is `wasm-opt -Oz` (npm binaryen; cached
+// in .cache/bench), then wasm-compact runs on that baseline. Reports sizes
+// (file, code section, gzip -9, brotli q11), wall time and peak RSS of both
+// tools on the same input, the runtime slowdown of the behaviour workloads
+// with a 95 % interval, what each of our passes did, and what Binaryen's own
+// size passes achieve on the same input. Writes a markdown table to stdout,
+// bench/results/latest.json and bench/results/latest.html.
+
+import { createHash } from "node:crypto";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { corpus, type CorpusEntry } from "../test/corpus/corpus.js";
+import { VERSION } from "../src/version.js";
+import type { Report } from "../src/report.js";
+import { binaryenVersion, wasmOptCached, wasmOptMeasured } from "./binaryen.js";
+import { detectFeatures, type FeatureInfo } from "./features.js";
+import { describeFailure, runMeasured, TIMING_METHOD, type ProcessMeasurement } from "./measure.js";
+import { renderHtml } from "./html.js";
+import { renderMarkdown } from "./markdown.js";
+import type { BenchResults, BinaryenPassResult, FileResult, RuntimeResult, SizeRatios, Summary, ToolTiming } from "./results.js";
+import { loadWorkloads, measureRuntime, RUNTIME_METHOD, type LoadedWorkload } from "./runtime.js";
+import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
+import { geomean, median, RATIO_CI_METHOD } from "./stats.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+
+/** Binaryen's size passes, run on the baseline for attribution. `-ol 2 -s 2` are -Oz's levels: without them
+ * wasm-opt writes the module without its Stack IR optimizations and the re-encoding alone grows it. */
+export const BINARYEN_PASSES: readonly { label: string; args: string[] }[] = [
+  { label: "roundtrip", args: ["-ol", "2", "-s", "2"] },
+  { label: "dfe", args: ["-ol", "2", "-s", "2", "--duplicate-function-elimination"] },
+  { label: "msf", args: ["-ol", "2", "-s", "2", "--merge-similar-functions"] },
+  { label: "code-folding", args: ["-ol", "2", "-s", "2", "--code-folding"] },
+  { label: "sandwich", args: ["--merge-similar-functions", "-Oz", "--merge-similar-functions", "-Oz"] },
+];
+
+const BINARYEN_PASSES_METHOD =
+  "each is wasm-opt (same binaryen, same feature flags) on the -Oz baseline: roundtrip = no pass, only re-encoding at " +
+  "-Oz's levels (-ol 2 -s 2; shows that re-encoding alone changes nothing); dfe = --duplicate-function-elimination, " +
+  "msf = --merge-similar-functions, code-folding = --code-folding (each with -ol 2 -s 2); sandwich = " +
+  "--merge-similar-functions -Oz --merge-similar-functions -Oz. Ratios are result / baseline.";
+
+const USAGE = `usage: npm run bench [-- options]
+
+  --only NAME       only this corpus module (repeatable or comma-separated); NAME
+                    may also be a package (sql.js) or a name prefix (hash-wasm)
+  --quick           sizes, one timing run of each tool, one runtime pair per
+                    workload, no Binaryen attribution passes (a smoke test)
+  --reps N          timing runs of each tool per file (default 3; --quick: 1)
+  --budget S        runtime time budget per small workload in seconds
+                    (default 120; big workloads get 3x)
+  --target P        stop a runtime measurement once its 95 % interval is within
+                    ±P % (default 2)
+  --passes LIST     our passes (comma-separated), as for wasm-compact --passes
+  --no-runtime      skip the workload runtime measurement
+  --no-attribution  skip Binaryen's size passes
+  --no-cache        recompute the -Oz baselines instead of using .cache/bench
+  --out DIR         where latest.json and latest.html go (default bench/results)
+  --workloads DIR   load workloads from DIR instead of dist/test/oracle/workloads
+  --render FILE     only re-render: read a results JSON, write the HTML next to
+                    it and print the markdown (nothing is measured)
+  -h, --help        this help
+`;
+
+interface Options {
+  only: string[];
+  quick: boolean;
+  reps: number;
+  budgetSmall: number;
+  targetHalfWidth: number;
+  passes: string[] | null;
+  runtime: boolean;
+  attribution: boolean;
+  cache: boolean;
+  outDir: string;
+  workloadsDir: string | null;
+  render: string | null;
+}
+
+function parseOptions(argv: string[]): Options | null {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: "string", multiple: true },
+      quick: { type: "boolean" },
+      reps: { type: "string" },
+      budget: { type: "string" },
+      target: { type: "string" },
+      passes: { type: "string" },
+      "no-runtime": { type: "boolean" },
+      "no-attribution": { type: "boolean" },
+      "no-cache": { type: "boolean" },
+      out: { type: "string" },
+      workloads: { type: "string" },
+      render: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return null;
+  }
+  const num = (s: string | undefined, name: string, dflt: number, min: number): number => {
+    if (s === undefined) return dflt;
+    const n = Number(s);
+    if (!Number.isFinite(n) || n < min) throw new Error(`--${name} needs a number >= ${min}, got ${JSON.stringify(s)}`);
+    return n;
+  };
+  const quick = values.quick === true;
+  return {
+    only: (values.only ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== ""),
+    quick,
+    reps: Math.round(num(values.reps, "reps", quick ? 1 : 3, 1)),
+    budgetSmall: num(values.budget, "budget", 120, 1),
+    targetHalfWidth: num(values.target, "target", 2, 0.01) / 100,
+    passes: values.passes !== undefined ? values.passes.split(",").map((s) => s.trim()) : null,
+    runtime: values["no-runtime"] !== true,
+    attribution: values["no-attribution"] !== true && !quick,
+    cache: values["no-cache"] !== true,
+    outDir: values.out ?? join(ROOT, "bench", "results"),
+    workloadsDir: values.workloads ?? null,
+    render: values.render ?? null,
+  };
+}
+
+/** Corpus entries chosen by --only: exact names, packages, or name prefixes. */
+export function selectEntries(all: readonly CorpusEntry[], only: readonly string[]): CorpusEntry[] {
+  if (only.length === 0) return [...all];
+  const chosen = new Set<CorpusEntry>();
+  for (const o of only) {
+    const exact = all.filter((e) => e.name === o);
+    const matches = exact.length > 0 ? exact : all.filter((e) => e.package === o || e.name.startsWith(`${o}-`));
+    if (matches.length === 0) throw new Error(`--only ${o}: no corpus module of that name (known: ${all.map((e) => e.name).join(", ")})`);
+    for (const m of matches) chosen.add(m);
+  }
+  return all.filter((e) => chosen.has(e));
+}
+
+const log = (s: string): void => void process.stderr.write(`${s}\n`);
+const sha256 = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");
+const errText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+function ratios(a: Sizes, b: Sizes): SizeRatios {
+  return { file: b.file / a.file, code: b.code / a.code, gzip: b.gzip / a.gzip, brotli: b.brotli / a.brotli };
+}
+
+function toolTiming(ms: ProcessMeasurement[]): ToolTiming {
+  const rss = ms.map((m) => m.peakRssKiB);
+  const knownRss = rss.filter((x): x is number => x !== null);
+  return {
+    wallMs: ms.map((m) => round(m.wallMs, 1)),
+    peakRssKiB: rss,
+    cpuMs: ms.map((m) => (m.userMs !== null && m.sysMs !== null ? round(m.userMs + m.sysMs, 1) : null)),
+    medianWallMs: round(median(ms.map((m) => m.wallMs)), 1),
+    medianPeakRssKiB: knownRss.length === ms.length ? median(knownRss) : null,
+  };
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** A module prepared for the runtime measurement: the -Oz baseline and (for selected modules) our output, on disk. */
+interface Prepared {
+  basePath: string;
+  oursPath: string | null;
+}
+
+class Bench {
+  readonly tmp = mkdtempSync(join(tmpdir(), "wasm-compact-bench-"));
+  readonly cacheDir = join(ROOT, ".cache", "bench");
+  /** By SHA-256 of the original module. */
+  readonly prepared = new Map<string, Prepared>();
+  private counter = 0;
+
+  constructor(readonly opts: Options) {}
+
+  path(suffix: string): string {
+    return join(this.tmp, `${++this.counter}-${suffix}`);
+  }
+
+  async baseline(bytes: Uint8Array, features: FeatureInfo) {
+    return wasmOptCached(bytes, ["-Oz", ...features.flags], this.cacheDir, this.tmp, { useCache: this.opts.cache });
+  }
+
+  oursArgs(input: string, output: string, json: string): string[] {
+    const a = [CLI, input, "-o", output, "--json", json, "--quiet"];
+    if (this.opts.passes) a.push("--passes", this.opts.passes.join(","));
+    return a;
+  }
+
+  async runFile(e: CorpusEntry): Promise<FileResult> {
+    const bytes = e.bytes();
+    const r: FileResult = {
+      name: e.name,
+      package: e.package,
+      packageVersion: e.version,
+      source: e.source,
+      large: e.large,
+      input: { bytes: bytes.length, sha256: e.sha256 },
+      features: null,
+      baseline: null,
+      ours: null,
+      ratio: null,
+      timing: null,
+      binaryenPasses: [],
+      workloads: [],
+      errors: [],
+    };
+    try {
+      r.features = detectFeatures(bytes);
+    } catch (err) {
+      r.errors.push(`reading the module to find its features failed: ${errText(err)}`);
+      return r;
+    }
+    // Baseline.
+    let base: Uint8Array;
+    try {
+      const t = performance.now();
+      const b = await this.baseline(bytes, r.features);
+      base = b.bytes;
+      r.baseline = {
+        sha256: sha256(base),
+        sizes: measureSizes(base),
+        sections: sectionBreakdown(base),
+        ozRun: { wallMs: round(b.run.wallMs, 1), peakRssKiB: b.run.peakRssKiB, cached: b.cached, when: b.run.when },
+      };
+      log(`  baseline: ${base.length} bytes (${b.cached ? "cached" : `wasm-opt -Oz took ${((performance.now() - t) / 1000).toFixed(1)} s`})`);
+    } catch (err) {
+      r.errors.push(`baseline (wasm-opt -Oz ${r.features.flags.join(" ")}) failed: ${errText(err)}`);
+      return r;
+    }
+    const basePath = this.path(`${e.name}.base.wasm`);
+    writeFileSync(basePath, base);
+    const prep: Prepared = { basePath, oursPath: null };
+    this.prepared.set(e.sha256, prep);
+
+    // Timing: wasm-opt -Oz and wasm-compact on the same input (the baseline), alternating.
+    const optRuns: ProcessMeasurement[] = [];
+    const ourRuns: ProcessMeasurement[] = [];
+    const outputs: Uint8Array[] = [];
+    const got: { report: Report | null } = { report: null };
+    const ozArgs = ["-Oz", ...r.features.flags];
+    try {
+      for (let rep = 0; rep < this.opts.reps; rep++) {
+        const runOpt = async (): Promise<void> => {
+          const out = this.path(`${e.name}.oz2.wasm`);
+          optRuns.push(await wasmOptMeasured(basePath, out, ozArgs));
+          rmSync(out, { force: true });
+        };
+        const runOurs = async (): Promise<void> => {
+          const out = this.path(`${e.name}.ours.wasm`);
+          const json = this.path(`${e.name}.ours.json`);
+          const m = await runMeasured(this.oursArgs(basePath, out, json));
+          if (m.exitCode !== 0) throw new Error(`wasm-compact failed: ${describeFailure(m)}`);
+          ourRuns.push(m);
+          outputs.push(new Uint8Array(readFileSync(out)));
+          got.report ??= JSON.parse(readFileSync(json, "utf8")) as Report;
+          if (outputs.length === 1) prep.oursPath = out;
+          else rmSync(out, { force: true });
+          rmSync(json, { force: true });
+        };
+        if (rep % 2 === 0) {
+          await runOpt();
+          await runOurs();
+        } else {
+          await runOurs();
+          await runOpt();
+        }
+        log(`  timing ${rep + 1}/${this.opts.reps}: wasm-opt -Oz ${fmtS(optRuns.at(-1)!.wallMs)}, wasm-compact ${fmtS(ourRuns.at(-1)!.wallMs)}`);
+      }
+    } catch (err) {
+      r.errors.push(errText(err));
+    }
+    if (outputs.length > 0 && got.report !== null) {
+      const rep = got.report;
+      const ours = outputs[0]!;
+      r.ours = {
+        sha256: sha256(ours),
+        sizes: measureSizes(ours),
+        sections: sectionBreakdown(ours),
+        deterministic: outputs.every((o) => Buffer.compare(o, ours) === 0),
+        identicalToBaseline: Buffer.compare(ours, base) === 0,
+        keptInput: rep.keptInput,
+        passes: rep.passes.map((p) => ({
+          name: p.name,
+          bytesBefore: p.bytesBefore,
+          bytesAfter: p.bytesAfter,
+          bytesSaved: p.bytesBefore - p.bytesAfter,
+          timeMs: p.timeMs,
+          changed: p.changed,
+          kept: p.kept,
+          stats: p.stats,
+          notes: p.notes,
+        })),
+        timings: { ...rep.timings },
+      };
+      if (!r.ours.deterministic) r.errors.push("wasm-compact produced different outputs for the same input across runs");
+      r.ratio = ratios(r.baseline.sizes, r.ours.sizes);
+    }
+    if (optRuns.length > 0 && ourRuns.length > 0 && optRuns.length === ourRuns.length) {
+      const a = toolTiming(optRuns);
+      const b = toolTiming(ourRuns);
+      r.timing = {
+        reps: optRuns.length,
+        input: "baseline (-Oz output)",
+        wasmOpt: a,
+        ours: b,
+        wallRatio: b.medianWallMs / a.medianWallMs,
+        rssRatio: a.medianPeakRssKiB !== null && b.medianPeakRssKiB !== null ? b.medianPeakRssKiB / a.medianPeakRssKiB : null,
+      };
+    }
+
+    // Binaryen's own size passes on the same input.
+    if (this.opts.attribution) {
+      for (const p of BINARYEN_PASSES) {
+        const res: BinaryenPassResult = { label: p.label, args: p.args, sizes: null, ratio: null, wallMs: null, cached: false, error: null };
+        try {
+          const x = await wasmOptCached(base, [...p.args, ...r.features.flags], this.cacheDir, this.tmp, { useCache: this.opts.cache });
+          res.sizes = measureSizes(x.bytes);
+          res.ratio = ratios(r.baseline.sizes, res.sizes);
+          res.wallMs = round(x.run.wallMs, 1);
+          res.cached = x.cached;
+        } catch (err) {
+          res.error = errText(err);
+        }
+        r.binaryenPasses.push(res);
+        log(`  binaryen ${p.label}: ${res.sizes ? `${res.sizes.file} bytes (${res.ratio!.file.toFixed(4)})` : `failed: ${res.error}`}`);
+      }
+    }
+    return r;
+  }
+
+  /** Baseline (and, if `optimize`, our output) for a module a workload needs that was not benchmarked itself. */
+  async prepareExtra(name: string, bytes: Uint8Array, optimize: boolean): Promise<Prepared> {
+    const key = sha256(bytes);
+    const have = this.prepared.get(key);
+    if (have && (!optimize || have.oursPath)) return have;
+    const features = detectFeatures(bytes);
+    const b = await this.baseline(bytes, features);
+    const basePath = this.path(`${name}.base.wasm`);
+    writeFileSync(basePath, b.bytes);
+    const p: Prepared = { basePath, oursPath: null };
+    if (optimize) {
+      const out = this.path(`${name}.ours.wasm`);
+      const json = this.path(`${name}.ours.json`);
+      const m = await runMeasured(this.oursArgs(basePath, out, json));
+      if (m.exitCode !== 0) throw new Error(`wasm-compact failed on ${name}: ${describeFailure(m)}`);
+      p.oursPath = out;
+    }
+    this.prepared.set(key, p);
+    return p;
+  }
+
+  async runWorkload(lw: LoadedWorkload, selected: ReadonlySet<string>): Promise<RuntimeResult | null> {
+    const mods = lw.workload.wasm();
+    const used = mods.filter((m) => selected.has(m.name));
+    if (used.length === 0) return null;
+    const big = lw.workload.size === "big";
+    const budget = big ? this.opts.budgetSmall * 3 : this.opts.budgetSmall;
+    const basePaths: string[] = [];
+    const optPaths: string[] = [];
+    for (const m of mods) {
+      const sel = selected.has(m.name);
+      const p = await this.prepareExtra(m.name, m.bytes, sel);
+      basePaths.push(p.basePath);
+      optPaths.push(sel ? p.oursPath! : p.basePath);
+    }
+    log(`runtime: ${lw.workload.name} (${lw.workload.size}; modules ${mods.map((m) => m.name).join(", ")})`);
+    return measureRuntime(
+      lw,
+      basePaths,
+      optPaths,
+      { modules: mods.map((m) => m.name), optimizedModules: used.map((m) => m.name) },
+      { targetHalfWidth: this.opts.targetHalfWidth, budgetSeconds: budget, quick: this.opts.quick, log },
+    );
+  }
+
+  cleanup(): void {
+    rmSync(this.tmp, { recursive: true, force: true });
+  }
+}
+
+function fmtS(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
+}
+
+export function summarize(files: readonly FileResult[], runtime: readonly RuntimeResult[]): Summary {
+  const both = files.filter((f) => f.ratio !== null && f.baseline && f.ours);
+  const gm = (k: keyof SizeRatios, rs: SizeRatios[]): number => geomean(rs.map((r) => r[k]));
+  const geo = (rs: SizeRatios[]): SizeRatios | null =>
+    rs.length === 0 ? null : { file: gm("file", rs), code: gm("code", rs), gzip: gm("gzip", rs), brotli: gm("brotli", rs) };
+  const sum = (pick: (f: FileResult) => Sizes): Sizes => {
+    const s: Sizes = { file: 0, code: 0, gzip: 0, brotli: 0 };
+    for (const f of both) {
+      const x = pick(f);
+      s.file += x.file;
+      s.code += x.code;
+      s.gzip += x.gzip;
+      s.brotli += x.brotli;
+    }
+    return s;
+  };
+  const timed = files.filter((f) => f.timing !== null);
+  const rssRatios = timed.map((f) => f.timing!.rssRatio).filter((x): x is number => x !== null);
+  const labels = [...new Set(files.flatMap((f) => f.binaryenPasses.map((p) => p.label)))];
+  const binaryenGeomean: Record<string, SizeRatios> = {};
+  for (const l of labels) {
+    const rs = files.flatMap((f) => f.binaryenPasses.filter((p) => p.label === l && p.ratio !== null).map((p) => p.ratio!));
+    const g = geo(rs);
+    if (g) binaryenGeomean[l] = g;
+  }
+  const passTotals = new Map<string, { name: string; bytesSaved: number; timeMs: number; stats: Record<string, number> }>();
+  for (const f of files) {
+    for (const p of f.ours?.passes ?? []) {
+      let t = passTotals.get(p.name);
+      if (!t) passTotals.set(p.name, (t = { name: p.name, bytesSaved: 0, timeMs: 0, stats: {} }));
+      t.bytesSaved += p.kept ? p.bytesSaved : 0;
+      t.timeMs = round(t.timeMs + p.timeMs, 3);
+      for (const [k, v] of Object.entries(p.stats)) t.stats[k] = (t.stats[k] ?? 0) + v;
+    }
+  }
+  const slow = runtime.filter((r) => r.error === null && Number.isFinite(r.slowdown.ratio)).map((r) => r.slowdown.ratio);
+  return {
+    files: files.length,
+    filesWithErrors: files.filter((f) => f.errors.length > 0).length,
+    geomeanRatio: geo(both.map((f) => f.ratio!)),
+    totalBytes: both.length > 0 ? { baseline: sum((f) => f.baseline!.sizes), ours: sum((f) => f.ours!.sizes) } : null,
+    geomeanWallRatio: timed.length > 0 ? geomean(timed.map((f) => f.timing!.wallRatio)) : null,
+    geomeanRssRatio: rssRatios.length > 0 ? geomean(rssRatios) : null,
+    binaryenGeomean,
+    geomeanSlowdown: slow.length > 0 ? geomean(slow) : null,
+    passTotals: [...passTotals.values()],
+  };
+}
+
+function writeAtomic(path: string, text: string): void {
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let opts: Options | null;
+  try {
+    opts = parseOptions(argv);
+  } catch (e) {
+    process.stderr.write(`bench: ${errText(e)}\n${USAGE}`);
+    return 2;
+  }
+  if (!opts) return 0;
+  if (opts.render !== null) {
+    const results = JSON.parse(readFileSync(opts.render, "utf8")) as BenchResults;
+    if (results.schema !== 1) throw new Error(`${opts.render}: unknown results schema ${String(results.schema)}`);
+    const html = opts.render.replace(/\.json$/, "") + ".html";
+    writeAtomic(html, renderHtml(results));
+    process.stdout.write(renderMarkdown(results));
+    log(`wrote ${html}`);
+    return 0;
+  }
+  const started = new Date();
+  const t0 = performance.now();
+  const loadStart = loadavg().map((x) => round(x, 2));
+  let entries: CorpusEntry[];
+  try {
+    entries = selectEntries(corpus(), opts.only);
+  } catch (e) {
+    process.stderr.write(`bench: ${errText(e)}\n`);
+    return 2;
+  }
+  const bench = new Bench(opts);
+  const files: FileResult[] = [];
+  const runtime: RuntimeResult[] = [];
+  const errors: string[] = [];
+  try {
+    for (const [i, e] of entries.entries()) {
+      log(`[${i + 1}/${entries.length}] ${e.name} (${e.size} bytes)`);
+      const r = await bench.runFile(e);
+      for (const err of r.errors) log(`  error: ${err}`);
+      files.push(r);
+    }
+    if (opts.runtime) {
+      const { loaded, errors: loadErrors } = await loadWorkloads(opts.workloadsDir ?? undefined);
+      errors.push(...loadErrors);
+      const ok = new Set(files.filter((f) => f.ours !== null).map((f) => f.name));
+      for (const lw of loaded) {
+        try {
+          const res = await bench.runWorkload(lw, ok);
+          if (!res) continue;
+          runtime.push(res);
+          for (const f of files) if (res.modules.includes(f.name)) f.workloads.push(res.workload);
+          if (res.error) log(`  error: ${res.error}`);
+        } catch (e) {
+          errors.push(`workload ${lw.workload.name}: ${errText(e)}`);
+          log(`  error: workload ${lw.workload.name}: ${errText(e)}`);
+        }
+      }
+    }
+  } finally {
+    bench.cleanup();
+  }
+
+  const results: BenchResults = {
+    schema: 1,
+    tool: { name: "wasm-compact", version: VERSION },
+    binaryen: binaryenVersion(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: `${cpus().length} x ${cpus()[0]?.model ?? "unknown"}`,
+    startedAt: started.toISOString(),
+    durationSeconds: round((performance.now() - t0) / 1000, 1),
+    loadAverage: { start: loadStart, end: loadavg().map((x) => round(x, 2)) },
+    options: {
+      quick: opts.quick,
+      only: opts.only,
+      reps: opts.reps,
+      budgetSeconds: { small: opts.budgetSmall, big: opts.budgetSmall * 3 },
+      targetHalfWidth: opts.targetHalfWidth,
+      passes: opts.passes,
+      cache: opts.cache,
+    },
+    methods: {
+      sizes: SIZES_METHOD,
+      features:
+        "wasm-opt gets no feature flags for a module with a target_features section; otherwise binaryen's defaults plus " +
+        "--enable-X for every feature the module uses (from scanning it with our reader); --all-features is never used",
+      timing: TIMING_METHOD,
+      runtime: RUNTIME_METHOD,
+      ci: RATIO_CI_METHOD,
+      binaryenPasses: BINARYEN_PASSES_METHOD,
+    },
+    files,
+    runtime,
+    errors,
+    summary: summarize(files, runtime),
+  };
+
+  mkdirSync(opts.outDir, { recursive: true });
+  writeAtomic(join(opts.outDir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
+  writeAtomic(join(opts.outDir, "latest.html"), renderHtml(results));
+  process.stdout.write(renderMarkdown(results));
+  log(`wrote ${join(opts.outDir, "latest.json")} and latest.html (${results.durationSeconds} s)`);
+  return files.some((f) => f.errors.length > 0) || errors.length > 0 || runtime.some((r) => r.error !== null) ? 1 : 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,199 @@
+// The benchmark's markdown report (printed on stdout).
+
+import type { BenchResults, FileResult, SizeRatios } from "./results.js";
+import { fmtBounds } from "./stats.js";
+
+export function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+export function fmtRatio(x: number | null | undefined, digits = 4): string {
+  return x === null || x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(digits);
+}
+
+export function fmtMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "-";
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
+}
+
+export function fmtKiB(k: number | null | undefined): string {
+  if (k === null || k === undefined) return "-";
+  return `${(k / 1024).toFixed(0)} MiB`;
+}
+
+function table(header: string[], rows: string[][], align: ("l" | "r")[]): string {
+  const sep = align.map((a) => (a === "r" ? "---:" : ":---"));
+  const line = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
+  return [line(header), `|${sep.join("|")}|`, ...rows.map(line)].join("\n");
+}
+
+const SIZE_KEYS: (keyof SizeRatios)[] = ["file", "code", "gzip", "brotli"];
+
+function sizesTable(r: BenchResults): string {
+  const header = ["module"];
+  for (const k of SIZE_KEYS) header.push(`${k} -Oz`, `${k} ours`, `${k} ratio`);
+  const rows: string[][] = [];
+  for (const f of r.files) {
+    const row = [f.name];
+    for (const k of SIZE_KEYS) {
+      row.push(f.baseline ? thousands(f.baseline.sizes[k]) : "-", f.ours ? thousands(f.ours.sizes[k]) : "-", fmtRatio(f.ratio?.[k]));
+    }
+    rows.push(row);
+  }
+  const s = r.summary;
+  if (s.totalBytes && s.geomeanRatio) {
+    const row = ["**total / geomean**"];
+    for (const k of SIZE_KEYS) row.push(thousands(s.totalBytes.baseline[k]), thousands(s.totalBytes.ours[k]), `**${fmtRatio(s.geomeanRatio[k])}**`);
+    rows.push(row);
+  }
+  return table(header, rows, ["l", ...SIZE_KEYS.flatMap((): ("l" | "r")[] => ["r", "r", "r"])]);
+}
+
+function timingTable(r: BenchResults): string {
+  const rows: string[][] = [];
+  for (const f of r.files) {
+    const t = f.timing;
+    if (!t) {
+      rows.push([f.name, "-", "-", "-", "-", "-", "-", "-"]);
+      continue;
+    }
+    rows.push([
+      f.name,
+      String(t.reps),
+      fmtMs(t.wasmOpt.medianWallMs),
+      fmtKiB(t.wasmOpt.medianPeakRssKiB),
+      fmtMs(t.ours.medianWallMs),
+      fmtKiB(t.ours.medianPeakRssKiB),
+      fmtRatio(t.wallRatio, 3),
+      fmtRatio(t.rssRatio, 3),
+    ]);
+  }
+  rows.push(["**geomean**", "", "", "", "", "", `**${fmtRatio(r.summary.geomeanWallRatio, 3)}**`, `**${fmtRatio(r.summary.geomeanRssRatio, 3)}**`]);
+  return table(
+    ["module", "runs", "wasm-opt -Oz wall", "wasm-opt peak RSS", "wasm-compact wall", "wasm-compact peak RSS", "time ratio", "RSS ratio"],
+    rows,
+    ["l", "r", "r", "r", "r", "r", "r", "r"],
+  );
+}
+
+function runtimeTable(r: BenchResults): string {
+  const rows = r.runtime.map((w) => [
+    w.workload,
+    w.optimizedModules.length === w.modules.length ? "all" : w.optimizedModules.join(", "),
+    fmtRatio(w.slowdown.ratio, 3),
+    fmtBounds(w.slowdown),
+    w.slowdown.halfWidth !== null ? `±${(w.slowdown.halfWidth * 100).toFixed(1)} %` : "n/a",
+    String(w.slowdown.n),
+    w.baselineMs.length > 0 ? fmtMs(median(w.baselineMs)) : "-",
+    `${fmtRatio(w.cpuSlowdown.ratio, 3)} ${fmtBounds(w.cpuSlowdown)}`,
+    `${w.stoppedBy} (load ${w.loadAverage.start[0]?.toFixed(1) ?? "?"}→${w.loadAverage.end[0]?.toFixed(1) ?? "?"})`,
+    w.error ? `error: ${w.error.slice(0, 120)}` : w.outputsEqual ? "yes" : "**NO**",
+  ]);
+  rows.push(["**geomean**", "", `**${fmtRatio(r.summary.geomeanSlowdown, 3)}**`, "", "", "", "", "", "", ""]);
+  return table(
+    ["workload", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "pairs", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
+    rows,
+    ["l", "l", "r", "r", "r", "r", "r", "r", "l", "l"],
+  );
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function passesTable(r: BenchResults): string {
+  const rows: string[][] = [];
+  for (const f of r.files) {
+    for (const p of f.ours?.passes ?? []) {
+      const stats = Object.entries(p.stats)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ");
+      rows.push([f.name, p.name, thousands(p.bytesSaved), p.timeMs.toFixed(1), p.kept ? "yes" : "undone", stats || "-"]);
+    }
+  }
+  for (const t of r.summary.passTotals) {
+    const stats = Object.entries(t.stats).map(([k, v]) => `${k}=${v}`).join(", ");
+    rows.push([`**all files**`, `**${t.name}**`, `**${thousands(t.bytesSaved)}**`, t.timeMs.toFixed(1), "", stats || "-"]);
+  }
+  if (rows.length === 0) return "_No passes ran: the pipeline is empty, so wasm-compact only read, validated and rewrote each module._";
+  return table(["module", "pass", "bytes saved", "ms", "kept", "counts"], rows, ["l", "l", "r", "r", "l", "l"]);
+}
+
+function binaryenTable(r: BenchResults): string {
+  const labels = [...new Set(r.files.flatMap((f) => f.binaryenPasses.map((p) => p.label)))];
+  if (labels.length === 0) return "_Not run (--quick or --no-attribution)._";
+  const rows: string[][] = [];
+  for (const f of r.files) {
+    const row = [f.name];
+    for (const l of labels) {
+      const p = f.binaryenPasses.find((x) => x.label === l);
+      if (!p || !p.sizes || !p.ratio || !f.baseline) row.push(p?.error ? "failed" : "-");
+      else row.push(`${fmtRatio(p.ratio.file)} (${signed(p.sizes.file - f.baseline.sizes.file)}; gz ${fmtRatio(p.ratio.gzip)})`);
+    }
+    rows.push(row);
+  }
+  rows.push(["**geomean**", ...labels.map((l) => {
+    const g = r.summary.binaryenGeomean[l];
+    return g ? `**${fmtRatio(g.file)}** (gz ${fmtRatio(g.gzip)})` : "-";
+  })]);
+  return table(["module", ...labels], rows, ["l", ...labels.map((): "r" => "r")]);
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${thousands(n)} B` : n < 0 ? `-${thousands(-n)} B` : "±0 B";
+}
+
+function errorsList(r: BenchResults): string {
+  const lines: string[] = [];
+  for (const e of r.errors) lines.push(`- ${e}`);
+  for (const f of r.files) for (const e of f.errors) lines.push(`- ${f.name}: ${e}`);
+  for (const w of r.runtime) if (w.error) lines.push(`- workload ${w.workload}: ${w.error}`);
+  return lines.join("\n");
+}
+
+function notes(f: FileResult): string[] {
+  const out: string[] = [];
+  if (f.ours && !f.ours.deterministic) out.push(`${f.name}: output differs between runs`);
+  return out;
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const parts: string[] = [];
+  parts.push(`## wasm-compact ${r.tool.version} vs wasm-opt -Oz (binaryen ${r.binaryen})`);
+  parts.push(
+    `${r.startedAt}, ${r.durationSeconds} s, Node ${r.node}, ${r.platform}, ${r.cpus}, ` +
+      `load average ${r.loadAverage.start[0]?.toFixed(1)} at start, ${r.loadAverage.end[0]?.toFixed(1)} at end` +
+      `${r.options.quick ? ", **--quick** (smoke test: one run each, no intervals)" : ""}` +
+      `${r.options.passes ? `, passes: ${r.options.passes.join(",")}` : ", default pipeline"}`,
+  );
+  parts.push("### Sizes (bytes; ratio = ours / -Oz baseline, below 1 is smaller)\n\n" + sizesTable(r));
+  parts.push(
+    `### Time and peak RSS on the same input (the -Oz output), median of ${r.options.reps} alternating run(s)\n\n` + timingTable(r),
+  );
+  if (r.runtime.length > 0) {
+    parts.push(
+      "### Runtime of the behaviour workloads (slowdown = optimized / baseline, 95 % bootstrap interval)\n\n" + runtimeTable(r),
+    );
+  } else {
+    parts.push("### Runtime of the behaviour workloads\n\n_Not measured (no workload uses the selected modules, or --no-runtime)._");
+  }
+  parts.push("### Our passes\n\n" + passesTable(r));
+  parts.push("### Binaryen's size passes on the -Oz baseline (ratio of file bytes, bytes changed, gzip ratio)\n\n" + binaryenTable(r));
+  const errs = errorsList(r);
+  const extra = r.files.flatMap(notes);
+  if (errs || extra.length > 0) parts.push("### Problems\n\n" + [errs, ...extra.map((x) => `- ${x}`)].filter(Boolean).join("\n"));
+  parts.push(
+    "### Methods\n\n" +
+      [
+        `- sizes: ${r.methods.sizes}`,
+        `- timing: ${r.methods.timing}`,
+        `- runtime: ${r.methods.runtime}`,
+        `- interval: ${r.methods.ci}`,
+        `- feature flags: ${r.methods.features}`,
+        `- Binaryen passes: ${r.methods.binaryenPasses}`,
+      ].join("\n"),
+  );
+  return parts.join("\n\n") + "\n";
+}

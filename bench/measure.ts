@@ -1,0 +1,114 @@
+// Runs a Node program as a child process and measures it: wall time seen by
+// the parent (spawn to exit, so Node start-up is included, for both tools
+// alike), the child's own peak resident set size and CPU time (reported by
+// probe.ts, preloaded with --import).
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export interface ProcessMeasurement {
+  /** Wall time from spawn to exit, ms. */
+  wallMs: number;
+  /** Peak resident set size of the child, KiB (VmHWM), or null if the child died before reporting. */
+  peakRssKiB: number | null;
+  userMs: number | null;
+  sysMs: number | null;
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  /** The first 2 KiB of stderr (where Node prints the error of an uncaught exception). */
+  stderrHead: string;
+  /** The last 4 KiB of stderr. */
+  stderrTail: string;
+  timedOut: boolean;
+}
+
+export const TIMING_METHOD =
+  "each tool runs as a fresh child process (`node --import probe.js ...`); wall time = spawn to exit as seen by the " +
+  "parent (Node start-up included for both tools); peak RSS = VmHWM from /proc/self/status read by the child at exit " +
+  "(its own high-water mark since exec; getrusage ru_maxrss is not used because a forked child inherits the parent's " +
+  "high-water mark); the two tools alternate (A B B A ...) and the median of the runs is reported";
+
+const PROBE = fileURLToPath(new URL("./probe.js", import.meta.url));
+
+export interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /** Extra node flags placed before the script (e.g. --max-old-space-size=8192). */
+  nodeFlags?: string[];
+}
+
+/** Runs `node [nodeFlags] --import probe.js ...args` and measures it. */
+export function runMeasured(args: readonly string[], options: RunOptions = {}): Promise<ProcessMeasurement> {
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-probe-"));
+  const probeOut = join(dir, "probe.json");
+  const env = { ...(options.env ?? process.env), WASM_COMPACT_PROBE_OUT: probeOut };
+  const argv = [...(options.nodeFlags ?? []), "--import", pathToFileURL(PROBE).href, ...args];
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, argv, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    let err = "";
+    let head = "";
+    let timedOut = false;
+    const timer =
+      options.timeoutMs !== undefined
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill("SIGKILL");
+          }, options.timeoutMs)
+        : null;
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => {
+      const text = b.toString("utf8");
+      if (head.length < 2048) head = (head + text).slice(0, 2048);
+      err += text;
+      if (err.length > 8192) err = err.slice(-4096);
+    });
+    child.on("error", (e) => {
+      if (timer) clearTimeout(timer);
+      rmSync(dir, { recursive: true, force: true });
+      reject(e);
+    });
+    child.on("exit", (code, signal) => {
+      const wallMs = performance.now() - t0;
+      if (timer) clearTimeout(timer);
+      // Wait for the pipes to drain before resolving.
+      child.on("close", () => {
+        let probe: { vmHWMKiB: number; ruMaxRSSKiB: number; userMs: number; sysMs: number } | null = null;
+        try {
+          probe = JSON.parse(readFileSync(probeOut, "utf8"));
+        } catch {
+          probe = null;
+        }
+        rmSync(dir, { recursive: true, force: true });
+        resolve({
+          wallMs,
+          peakRssKiB: probe ? (probe.vmHWMKiB >= 0 ? probe.vmHWMKiB : probe.ruMaxRSSKiB) : null,
+          userMs: probe?.userMs ?? null,
+          sysMs: probe?.sysMs ?? null,
+          exitCode: code,
+          signal,
+          stdout: Buffer.concat(out).toString("utf8"),
+          stderrHead: head,
+          stderrTail: err.slice(-4096),
+          timedOut,
+        });
+      });
+    });
+  });
+}
+
+/** A one-line description of a failed run. */
+export function describeFailure(m: ProcessMeasurement): string {
+  const why = m.timedOut ? "timed out" : m.signal ? `killed by ${m.signal}` : `exit code ${m.exitCode}`;
+  // The informative lines: not stack frames, not Node's version banner, not blank.
+  const useful = (s: string): string[] =>
+    s.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !/^at /.test(l) && !/^Node\.js v/.test(l) && l !== "^");
+  const lines = [...new Set([...useful(m.stderrHead).slice(0, 3), ...useful(m.stderrTail).slice(-2)])];
+  return `${why}${lines.length > 0 ? `: ${lines.join(" | ").slice(0, 500)}` : ""}`;
+}

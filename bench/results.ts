@@ -1,0 +1,179 @@
+// The shape of bench/results/latest.json. Everything the markdown table and
+// the HTML report show is computed from this, so the JSON is the record.
+
+import type { FeatureInfo } from "./features.js";
+import type { Sizes } from "./sizes.js";
+import type { RatioInterval } from "./stats.js";
+
+export interface SizeRatios {
+  file: number;
+  code: number;
+  gzip: number;
+  brotli: number;
+}
+
+export interface ToolTiming {
+  /** One entry per run, in the order run. */
+  wallMs: number[];
+  peakRssKiB: (number | null)[];
+  cpuMs: (number | null)[];
+  medianWallMs: number;
+  medianPeakRssKiB: number | null;
+}
+
+export interface TimingComparison {
+  reps: number;
+  /** Input both tools ran on. */
+  input: "baseline (-Oz output)";
+  wasmOpt: ToolTiming;
+  ours: ToolTiming;
+  /** ours / wasm-opt, of the medians. */
+  wallRatio: number;
+  rssRatio: number | null;
+}
+
+export interface PassSummary {
+  name: string;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** bytesBefore - bytesAfter (negative if the pass grew the module). */
+  bytesSaved: number;
+  timeMs: number;
+  changed: boolean;
+  kept: boolean;
+  stats: Record<string, number>;
+  notes: string[];
+}
+
+export interface BinaryenPassResult {
+  /** Short label, e.g. "dfe" or "sandwich". */
+  label: string;
+  args: string[];
+  sizes: Sizes | null;
+  /** sizes / baseline sizes. */
+  ratio: SizeRatios | null;
+  wallMs: number | null;
+  cached: boolean;
+  error: string | null;
+}
+
+export interface RuntimeResult {
+  workload: string;
+  size: "small" | "big";
+  description: string;
+  /** Corpus names of the modules the workload loads. */
+  modules: string[];
+  /** The modules that differ between the two sides (the selected files); the rest are the -Oz baseline on both sides. */
+  optimizedModules: string[];
+  /**
+   * One sample per process: the fastest of its timed runs (wall ms). baselineMs[i] and optimizedMs[i] form
+   * pair i. The minimum is used because interference from other processes only ever adds time.
+   */
+  baselineMs: number[];
+  optimizedMs: number[];
+  /** The same for CPU time (user + system of the whole process during the run), ms. */
+  baselineCpuMs: number[];
+  optimizedCpuMs: number[];
+  /** Iterations timed inside each process (after the warm-up). */
+  warmup: number;
+  iterations: number;
+  /** optimized / baseline (wall time), with its 95 % interval. The stopping rule looks at this one. */
+  slowdown: RatioInterval;
+  /** optimized / baseline (CPU time), with its 95 % interval: less sensitive to a busy machine, but not what a user waits for. */
+  cpuSlowdown: RatioInterval;
+  /** os.loadavg() (1, 5, 15 minutes) when the measurement started and ended: a busy machine widens intervals. */
+  loadAverage: { start: number[]; end: number[] };
+  /** Why the loop stopped: "ci" (interval within the target), "budget", "max-pairs" or "quick". */
+  stoppedBy: string;
+  budgetSeconds: number;
+  /** True if every run of both modules produced the same output digest. */
+  outputsEqual: boolean;
+  error: string | null;
+}
+
+export interface FileResult {
+  name: string;
+  package: string;
+  packageVersion: string;
+  source: string;
+  large: boolean;
+  input: { bytes: number; sha256: string };
+  features: FeatureInfo | null;
+  baseline: {
+    sha256: string;
+    sizes: Sizes;
+    sections: Record<string, number>;
+    /** The -Oz run that produced the baseline (possibly an earlier, cached run). */
+    ozRun: { wallMs: number; peakRssKiB: number | null; cached: boolean; when: string };
+  } | null;
+  ours: {
+    sha256: string;
+    sizes: Sizes;
+    sections: Record<string, number>;
+    /** True if every timed run produced byte-identical output. */
+    deterministic: boolean;
+    /** True if the output is byte-identical to the baseline. */
+    identicalToBaseline: boolean;
+    keptInput: boolean;
+    passes: PassSummary[];
+    timings: Record<string, number>;
+  } | null;
+  /** ours / baseline. */
+  ratio: SizeRatios | null;
+  timing: TimingComparison | null;
+  binaryenPasses: BinaryenPassResult[];
+  /** Names of the workloads (see BenchResults.runtime) that load this module. */
+  workloads: string[];
+  errors: string[];
+}
+
+export interface Summary {
+  files: number;
+  filesWithErrors: number;
+  /** Geometric means of ours / baseline over the files that have both. */
+  geomeanRatio: SizeRatios | null;
+  totalBytes: { baseline: Sizes; ours: Sizes } | null;
+  geomeanWallRatio: number | null;
+  geomeanRssRatio: number | null;
+  /** Geometric mean of Binaryen pass results / baseline, per label. */
+  binaryenGeomean: Record<string, SizeRatios>;
+  /** Geometric mean of the runtime slowdown ratios (point estimates), over the workloads that ran. */
+  geomeanSlowdown: number | null;
+  /** Bytes saved per pass, summed over files. */
+  passTotals: { name: string; bytesSaved: number; timeMs: number; stats: Record<string, number> }[];
+}
+
+export interface BenchResults {
+  schema: 1;
+  tool: { name: "wasm-compact"; version: string };
+  binaryen: string;
+  node: string;
+  platform: string;
+  cpus: string;
+  startedAt: string;
+  durationSeconds: number;
+  /** os.loadavg() at the start and the end of the run: timings on a busy machine are noisier. */
+  loadAverage: { start: number[]; end: number[] };
+  options: {
+    quick: boolean;
+    only: string[];
+    reps: number;
+    budgetSeconds: { small: number; big: number };
+    targetHalfWidth: number;
+    passes: string[] | null;
+    cache: boolean;
+  };
+  methods: {
+    sizes: string;
+    features: string;
+    timing: string;
+    runtime: string;
+    ci: string;
+    binaryenPasses: string;
+  };
+  files: FileResult[];
+  runtime: RuntimeResult[];
+  /** Problems that are not tied to one file (a workload that failed to load ...). */
+  errors: string[];
+  summary: Summary;
+}

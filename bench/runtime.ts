@@ -1,0 +1,196 @@
+// Runtime of a behaviour workload with the baseline modules against the
+// optimized ones, as a slowdown ratio with a 95 % interval.
+//
+// V8 timings are noisy (5-run medians of byte-identical modules were seen to
+// differ by up to 30 % here), so:
+//   - every sample is a fresh child process (no JIT or cache state carries
+//     over between the two sides), which warms up (untimed runs of the
+//     workload) and then times several runs; the sample is the fastest of
+//     them (interference from other processes only ever adds time);
+//   - baseline and optimized processes run in pairs, back to back, with the
+//     order alternating (A B, B A, A B ...), so drift of the machine hits both;
+//   - pairs are added until the 95 % interval of median(optimized) /
+//     median(baseline) is narrower than ±target (after a minimum number of
+//     pairs, because a bootstrap of very few samples is over-confident), or the
+//     time budget runs out; the interval is reported either way.
+
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Workload } from "../test/oracle/workload.js";
+import { describeFailure, runMeasured } from "./measure.js";
+import type { RuntimeResult } from "./results.js";
+import { fmtInterval, median, ratioOfMediansCI, RATIO_CI_METHOD } from "./stats.js";
+import type { ChildConfig, ChildResult } from "./workload-child.js";
+
+export interface LoadedWorkload {
+  /** The compiled workload module (dist/test/oracle/workloads/NAME.js). */
+  file: string;
+  workload: Workload;
+}
+
+const CHILD = fileURLToPath(new URL("./workload-child.js", import.meta.url));
+export const WORKLOADS_DIR = fileURLToPath(new URL("../test/oracle/workloads/", import.meta.url));
+
+/** Imports every workload in dist/test/oracle/workloads; a file that fails to load is reported, not fatal. */
+export async function loadWorkloads(dir = WORKLOADS_DIR): Promise<{ loaded: LoadedWorkload[]; errors: string[] }> {
+  const loaded: LoadedWorkload[] = [];
+  const errors: string[] = [];
+  if (!existsSync(dir)) return { loaded, errors: [`no workloads: ${dir} does not exist`] };
+  for (const name of readdirSync(dir).sort()) {
+    // index.js re-exports the others as WORKLOADS.
+    if (!name.endsWith(".js") || name === "index.js") continue;
+    const file = join(dir, name);
+    try {
+      const mod = (await import(pathToFileURL(file).href)) as { workload?: Workload };
+      if (!mod.workload || typeof mod.workload.run !== "function" || typeof mod.workload.wasm !== "function") {
+        errors.push(`workload file ${name} does not export a \`workload\``);
+        continue;
+      }
+      loaded.push({ file, workload: mod.workload });
+    } catch (e) {
+      errors.push(`workload file ${name} failed to load: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return { loaded, errors };
+}
+
+export interface RuntimeOptions {
+  /** Stop once the 95 % interval is within ±this fraction of the ratio (0.02 = ±2 %). */
+  targetHalfWidth: number;
+  budgetSeconds: number;
+  /** Smoke-test mode: one pair, one warm-up run, one timed run, no interval. */
+  quick: boolean;
+  /** Called after every pair with a progress line. */
+  log?: (line: string) => void;
+}
+
+export const RUNTIME_METHOD =
+  "fresh child process per sample; inside it the workload runs W times untimed (warm-up), then is timed for at least " +
+  "K runs and T ms (small workloads: W=2, K=3, T=200 ms, at most 50 runs; big: W=1, K=2, T=0); the sample is the fastest " +
+  "timed run (wall clock; the CPU time of the process during that run is kept too, for a second, load-insensitive ratio). " +
+  "Baseline and optimized samples are taken in pairs with alternating order (AB, BA, ...); pairs are added until the " +
+  "95 % interval is within the target (after at least 8 pairs for small workloads, 5 for big) or the time budget " +
+  "runs out. Modules of the workload that were not selected are the -Oz baseline on both sides. Every output is " +
+  "hashed; outputsEqual says whether both sides produced the same digests. Interval: " +
+  RATIO_CI_METHOD;
+
+function configFor(size: "small" | "big", quick: boolean): ChildConfig & { minPairs: number; maxPairs: number } {
+  if (quick) return { warmup: 1, minIterations: 1, maxIterations: 1, minMs: 0, minPairs: 1, maxPairs: 1 };
+  return size === "big"
+    ? { warmup: 1, minIterations: 2, maxIterations: 2, minMs: 0, minPairs: 5, maxPairs: 100 }
+    : { warmup: 2, minIterations: 3, maxIterations: 50, minMs: 200, minPairs: 8, maxPairs: 400 };
+}
+
+/**
+ * Times `lw` with `baselinePaths` against `optimizedPaths` (module files in
+ * the order of the workload's wasm()).
+ */
+export async function measureRuntime(
+  lw: LoadedWorkload,
+  baselinePaths: readonly string[],
+  optimizedPaths: readonly string[],
+  meta: { modules: string[]; optimizedModules: string[] },
+  opts: RuntimeOptions,
+): Promise<RuntimeResult> {
+  const w = lw.workload;
+  const cfg = configFor(w.size, opts.quick);
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-runtime-"));
+  const cfgPath = join(dir, "config.json");
+  const aPath = join(dir, "baseline.json");
+  const bPath = join(dir, "optimized.json");
+  writeFileSync(cfgPath, JSON.stringify(cfg));
+  writeFileSync(aPath, JSON.stringify(baselinePaths));
+  writeFileSync(bPath, JSON.stringify(optimizedPaths));
+
+  const result: RuntimeResult = {
+    workload: w.name,
+    size: w.size,
+    description: w.description,
+    modules: meta.modules,
+    optimizedModules: meta.optimizedModules,
+    baselineMs: [],
+    optimizedMs: [],
+    baselineCpuMs: [],
+    optimizedCpuMs: [],
+    warmup: cfg.warmup,
+    iterations: cfg.minIterations,
+    slowdown: ratioOfMediansCI([], []),
+    cpuSlowdown: ratioOfMediansCI([], []),
+    loadAverage: { start: loadavg().map((x) => round2(x)), end: [] },
+    stoppedBy: "",
+    budgetSeconds: opts.budgetSeconds,
+    outputsEqual: true,
+    error: null,
+  };
+  const digests = new Set<string>();
+  const iterations: number[] = [];
+
+  const sample = async (modulesJson: string): Promise<{ wall: number; cpu: number }> => {
+    const m = await runMeasured([CHILD, lw.file, modulesJson, cfgPath], {
+      nodeFlags: [...(w.nodeOptions ?? [])],
+      timeoutMs: Math.max(60_000, opts.budgetSeconds * 1000),
+    });
+    if (m.exitCode !== 0) throw new Error(`workload process failed (${describeFailure(m)})`);
+    const r = JSON.parse(m.stdout.trim().split("\n").pop() ?? "") as ChildResult;
+    digests.add(r.digest);
+    if (!r.stable) result.outputsEqual = false;
+    if (r.failedChecks.length > 0) throw new Error(`workload checks failed: ${r.failedChecks.slice(0, 3).join("; ")}`);
+    iterations.push(r.times.length);
+    return { wall: Math.min(...r.times), cpu: Math.min(...r.cpuTimes) };
+  };
+  const push = (a: { wall: number; cpu: number }, b: { wall: number; cpu: number }): void => {
+    result.baselineMs.push(a.wall);
+    result.optimizedMs.push(b.wall);
+    result.baselineCpuMs.push(a.cpu);
+    result.optimizedCpuMs.push(b.cpu);
+  };
+
+  const t0 = performance.now();
+  try {
+    for (let pair = 0; ; pair++) {
+      if (pair % 2 === 0) {
+        const a = await sample(aPath);
+        push(a, await sample(bPath));
+      } else {
+        const b = await sample(bPath);
+        push(await sample(aPath), b);
+      }
+      const n = result.baselineMs.length;
+      result.slowdown = ratioOfMediansCI(result.baselineMs, result.optimizedMs);
+      result.cpuSlowdown = ratioOfMediansCI(result.baselineCpuMs, result.optimizedCpuMs);
+      opts.log?.(`  ${w.name}: pair ${n}, slowdown ${fmtInterval(result.slowdown)}`);
+      if (opts.quick) {
+        result.stoppedBy = "quick";
+        break;
+      }
+      const hw = result.slowdown.halfWidth;
+      if (n >= cfg.minPairs && hw !== null && hw <= opts.targetHalfWidth) {
+        result.stoppedBy = "ci";
+        break;
+      }
+      if (performance.now() - t0 > opts.budgetSeconds * 1000) {
+        result.stoppedBy = "budget";
+        break;
+      }
+      if (n >= cfg.maxPairs) {
+        result.stoppedBy = "max-pairs";
+        break;
+      }
+    }
+  } catch (e) {
+    result.error = e instanceof Error ? e.message : String(e);
+    result.stoppedBy = "error";
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (digests.size > 1) result.outputsEqual = false;
+  result.loadAverage.end = loadavg().map((x) => round2(x));
+  result.iterations = iterations.length > 0 ? Math.round(median(iterations)) : 0;
+  return result;
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

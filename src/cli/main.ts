@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// The wasm-compact command. All logic is in run.ts; this wires it to the process.
+
+import { runSafely } from "./run.js";
+
+process.exitCode = runSafely(process.argv.slice(2), {
+  stdout: (s) => void process.stdout.write(s),
+  stderr: (s) => void process.stderr.write(s),
+  stderrIsTTY: process.stderr.isTTY === true,
+  env: process.env,
+});

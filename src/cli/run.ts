@@ -1,0 +1,323 @@
+// The command-line program, as a function from arguments to an exit code, so
+// tests can run it in-process. main.ts wires it to the real process.
+//
+// Exit codes: 0 done; 1 bad input (malformed or invalid module); 2 usage or
+// file error (bad flags, unknown pass, unreadable input, unwritable output,
+// -o naming the input); 3 internal error (a bug: please report it).
+
+import { readFileSync, statSync, type Stats } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { optimize } from "../pipeline.js";
+import { formatSizeTable, type Report } from "../report.js";
+import { DEFAULT_PIPELINE, listPasses, resolvePasses } from "../passes/registry.js";
+import { UnknownPassError, UsageError } from "../errors.js";
+import { SIZE_TARGETS, type SizeTarget } from "../size-target.js";
+import { nodeMeasures } from "./compress.js";
+import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
+import { VERSION } from "../version.js";
+import { commit, discard, fsMessage, writeTemp, type PendingFile } from "./files.js";
+import { ProgressBar } from "./progress.js";
+
+export interface CliIO {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  stderrIsTTY: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Milliseconds clock (defaults to performance.now). */
+  now?: () => number;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_BAD_INPUT = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_INTERNAL = 3;
+
+const USAGE_LINE =
+  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--quiet] [--no-validate] (--help for more)";
+
+function helpText(): string {
+  const passes = listPasses();
+  const w = Math.max(...passes.map((p) => p.name.length));
+  return `wasm-compact ${VERSION}: makes a WebAssembly binary smaller without changing what it does
+
+usage: wasm-compact IN.wasm -o OUT.wasm [options]
+
+options:
+  -o, --output FILE   where to write the optimized module (required). Written
+                      whole or not at all (temp file + rename); missing
+                      directories are created. Must not be IN.wasm itself.
+      --passes LIST   comma-separated passes to run in this order, or "none"
+                      (default: ${DEFAULT_PIPELINE.join(",") || "none"})
+      --json FILE     also write the report as JSON to FILE ("-" = stdout)
+      --map FILE      write the merge map as JSON to FILE ("-" = stdout): what
+                      became of each folded or merged function, by input index
+                      and name, and where it is in the output
+      --target T      what counts as smaller: raw (the .wasm bytes), gzip,
+                      brotli (transfer size), or balanced (default: raw
+                      bytes shrink while neither gzip nor brotli grows)
+      --keep-export-identity
+                      keep every function identity the host can see distinct
+                      (exports, function references reaching JavaScript): a
+                      folded one stays as a thunk; by default identical
+                      exported functions may become one (=== in JavaScript)
+      --checked       validate after every pass (slower; names a pass that
+                      produced an invalid module)
+      --no-validate   do not validate the input and the output
+  -q, --quiet         print nothing unless something fails
+  -h, --help          print this help
+  -V, --version       print the version
+
+passes:
+${passes.map((p) => `  ${p.name.padEnd(w)}  ${p.description}`).join("\n")}
+
+exit codes:
+  0  done
+  1  bad input: the module is malformed or invalid (nothing is written)
+  2  usage or file error: bad arguments, unknown pass, input unreadable,
+     output unwritable (nothing is written)
+  3  internal error: a bug in wasm-compact (nothing is written)
+`;
+}
+
+/** One line: no newlines inside a message that is printed as a line. */
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/** Node's parseArgs messages, shortened to their first sentence. */
+function parseArgsMessage(e: Error): string {
+  const first = e.message.split(/\.\s/)[0]!.replace(/\.$/, "");
+  return first.charAt(0).toLowerCase() + first.slice(1);
+}
+
+function sameFile(a: Stats, b: Stats): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+function statOrNull(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+export function run(argv: readonly string[], io: CliIO): number {
+  const now = io.now ?? (() => performance.now());
+  const usage = (message: string): number => {
+    io.stderr(`error: ${oneLine(message)}\n${USAGE_LINE}\n`);
+    return EXIT_USAGE;
+  };
+  /** A file problem: one line naming the file, then the usage line. */
+  const fileError = (file: string, message: string): number => usage(`${file}: ${message}`);
+
+  // 1. Arguments.
+  let values: {
+    output?: string;
+    passes?: string;
+    json?: string;
+    map?: string;
+    "keep-export-identity"?: boolean;
+    target?: string;
+    quiet?: boolean;
+    "no-validate"?: boolean;
+    checked?: boolean;
+    help?: boolean;
+    version?: boolean;
+  };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: {
+        output: { type: "string", short: "o" },
+        passes: { type: "string" },
+        json: { type: "string" },
+        map: { type: "string" },
+        "keep-export-identity": { type: "boolean" },
+        target: { type: "string" },
+        quiet: { type: "boolean", short: "q" },
+        "no-validate": { type: "boolean" },
+        checked: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+    }));
+  } catch (e) {
+    return usage(e instanceof Error ? parseArgsMessage(e) : String(e));
+  }
+  if (values.help) {
+    io.stdout(helpText());
+    return EXIT_OK;
+  }
+  if (values.version) {
+    io.stdout(`${VERSION}\n`);
+    return EXIT_OK;
+  }
+
+  let input: string;
+  let output: string;
+  let passNames: string[] | undefined;
+  let target: SizeTarget = "balanced";
+  try {
+    if (values.target !== undefined) {
+      if (!(SIZE_TARGETS as readonly string[]).includes(values.target)) {
+        throw new UsageError(`--target: unknown size target "${values.target}" (use ${SIZE_TARGETS.join(", ")})`);
+      }
+      target = values.target as SizeTarget;
+    }
+    if (positionals.length === 0) throw new UsageError("missing input file");
+    if (positionals.length > 1) throw new UsageError(`expected one input file, got ${positionals.length}: ${positionals.join(" ")}`);
+    input = positionals[0]!;
+    if (input === "") throw new UsageError("the input file name is empty");
+    if (values.output === undefined) throw new UsageError("missing -o OUT.wasm (where to write the result)");
+    output = values.output;
+    if (output === "") throw new UsageError("the -o file name is empty");
+    if (values.json === "") throw new UsageError("the --json file name is empty");
+    if (values.map === "") throw new UsageError("the --map file name is empty");
+    if (values.json === "-" && values.map === "-") throw new UsageError("--json and --map cannot both write to stdout");
+    if (values.passes !== undefined) {
+      const list = values.passes.split(",").map((s) => s.trim());
+      if (list.some((s) => s === "")) throw new UsageError(`--passes: empty pass name in "${values.passes}" (use --passes none for no passes)`);
+      passNames = list;
+      resolvePasses(passNames); // unknown names are a usage error, before any work
+    }
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof UnknownPassError) return usage(e.message);
+    throw e;
+  }
+  const quiet = values.quiet ?? false;
+  const validate = !(values["no-validate"] ?? false);
+  const jsonPath = values.json;
+  const mapPath = values.map;
+
+  // 2. Files: the input must be a readable file; nothing we write may be the input.
+  let inStat: Stats;
+  try {
+    inStat = statSync(input);
+  } catch (e) {
+    return fileError(input, fsMessage(e));
+  }
+  if (inStat.isDirectory()) return fileError(input, "is a directory, expected a .wasm file");
+  const outStat = statOrNull(output);
+  if (outStat?.isDirectory()) return fileError(output, "is a directory; -o needs a file name");
+  if ((outStat && sameFile(inStat, outStat)) || resolve(output) === resolve(input)) {
+    return usage(`-o ${output} is the input file; wasm-compact never overwrites its input (write elsewhere, then rename)`);
+  }
+  const extras: { flag: string; path: string }[] = [];
+  if (jsonPath !== undefined && jsonPath !== "-") extras.push({ flag: "--json", path: jsonPath });
+  if (mapPath !== undefined && mapPath !== "-") extras.push({ flag: "--map", path: mapPath });
+  for (const [i, { flag, path }] of extras.entries()) {
+    const st = statOrNull(path);
+    if (st?.isDirectory()) return fileError(path, `is a directory; ${flag} needs a file name`);
+    if ((st && sameFile(inStat, st)) || resolve(path) === resolve(input)) return usage(`${flag} ${path} is the input file`);
+    if ((st && outStat && sameFile(st, outStat)) || resolve(path) === resolve(output)) return usage(`${flag} ${path} is the same file as -o`);
+    const other = extras[1 - i];
+    if (i === 1 && other && resolve(path) === resolve(other.path)) return usage(`--json and --map name the same file ${path}`);
+  }
+  let bytes: Uint8Array;
+  try {
+    const buf = readFileSync(input);
+    bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  } catch (e) {
+    return fileError(input, `cannot read: ${fsMessage(e)}`);
+  }
+
+  // 3. Optimize.
+  const bar = new ProgressBar({ write: io.stderr, enabled: io.stderrIsTTY && !quiet, now });
+  const t0 = now();
+  let binary: Uint8Array;
+  let report: Report;
+  try {
+    ({ binary, report } = optimize(bytes, {
+      passes: passNames,
+      validate,
+      checked: values.checked ?? false,
+      keepExportIdentity: values["keep-export-identity"] ?? false,
+      target,
+      measures: nodeMeasures,
+      onProgress: (done, total, phase) => bar.update(done, total, phase),
+    }));
+  } catch (e) {
+    bar.clear();
+    if (e instanceof WasmDecodeError || e instanceof WasmValidationError) {
+      io.stderr(`error: ${input}: ${oneLine(e.message)}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    if (e instanceof UnknownPassError || e instanceof UsageError) return usage(e.message);
+    throw e;
+  }
+  bar.clear();
+  const elapsed = now() - t0;
+
+  // 4. Write: everything to temp files first, then rename into place.
+  const files: { path: string; data: Uint8Array | string }[] = [{ path: output, data: binary }];
+  let stdoutText = "";
+  const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
+  if (jsonPath !== undefined) {
+    const text = json({ files: { input, output }, ...report });
+    if (jsonPath === "-") stdoutText += text;
+    else files.push({ path: jsonPath, data: text });
+  }
+  if (mapPath !== undefined) {
+    const text = json({ input, output, functions: report.mergeMap });
+    if (mapPath === "-") stdoutText += text;
+    else files.push({ path: mapPath, data: text });
+  }
+  const pending: PendingFile[] = [];
+  let writing = output;
+  try {
+    for (const f of files) {
+      writing = f.path;
+      pending.push(writeTemp(f.path, f.data));
+    }
+    for (const p of pending) {
+      writing = p.target;
+      commit(p);
+    }
+  } catch (e) {
+    for (const p of pending) discard(p);
+    return fileError(writing, `cannot write: ${fsMessage(e)}`);
+  }
+  if (stdoutText !== "") io.stdout(stdoutText);
+
+  // 5. Summary.
+  if (!quiet) {
+    const passes = report.passes.map((p) => p.name).join(",") || "none";
+    io.stderr(`wasm-compact: ${input} -> ${output} (passes: ${passes}; ${Math.round(elapsed)} ms)\n`);
+    io.stderr(`${formatSizeTable(report)}\n`);
+    for (const p of report.passes) for (const n of p.notes) io.stderr(`note: ${p.name}: ${n}\n`);
+    for (const n of report.notes) io.stderr(`note: ${n}\n`);
+  }
+  return EXIT_OK;
+}
+
+/** The message for an unexpected exception (exit code 3). */
+export function internalErrorText(e: unknown, debug: boolean): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  let text = `internal error: ${oneLine(msg)}\n`;
+  text += debug
+    ? `${stackOf(e)}\n`
+    : "this is a bug in wasm-compact; please report it with the input file (set WASM_COMPACT_DEBUG=1 for a stack trace)\n";
+  return text;
+}
+
+function stackOf(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  let s = e.stack ?? e.message;
+  if (e.cause !== undefined) s += `\ncaused by: ${stackOf(e.cause)}`;
+  return s;
+}
+
+/** run(), with unexpected exceptions turned into exit code 3. */
+export function runSafely(argv: readonly string[], io: CliIO): number {
+  try {
+    return run(argv, io);
+  } catch (e) {
+    io.stderr(internalErrorText(e, io.env.WASM_COMPACT_DEBUG === "1"));
+    return EXIT_INTERNAL;
+  }
+}

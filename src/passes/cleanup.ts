@@ -1,0 +1,185 @@
+// Classic compaction that the other passes rely on and re-run after
+// themselves: remove functions nothing reachable uses, globals nothing
+// reads or writes, and instructions after an unconditional transfer of
+// control. Exports, imports, the start function, table contents and segments
+// are kept as they are: everything the host can see stays.
+
+import { decodeFunctionBody } from "../binary/reader.js";
+import { idOf } from "../binary/opcodes/index.js";
+import { BodyBuilder, type Body } from "../ir/body.js";
+import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
+import type { ConstExpr, Module } from "../ir/module.js";
+import { redirectFunctions } from "../ir/renumber.js";
+import type { Pass, PassContext, PassResult } from "./pass.js";
+
+const ENDERS = new Set(["end", "else", "catch", "catch_all", "delegate"].map(idOf));
+const OPENERS = new Set(["block", "loop", "if", "try", "try_table"].map(idOf));
+/** Instructions after which the rest of the block is unreachable. */
+const UNCONDITIONAL = new Set(
+  ["unreachable", "br", "br_table", "return", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"].map(idOf),
+);
+
+function constExprs(m: Module): ConstExpr[] {
+  const out: ConstExpr[] = [];
+  for (const g of m.globals) out.push(g.init);
+  for (const t of m.tables) if (t.init) out.push(t.init);
+  for (const e of m.elements) {
+    if (e.mode.kind === "active") out.push(e.mode.offset);
+    if (e.items.kind === "exprs") out.push(...e.items.exprs);
+  }
+  for (const d of m.data) if (d.mode.kind === "active") out.push(d.mode.offset);
+  return out;
+}
+
+function forEachWord(body: Body, table: readonly (readonly number[] | null)[], fn: (at: number) => void): void {
+  for (let i = 0; i < body.count; i++) {
+    const at = table[body.ops[i]!];
+    if (at) for (const off of at) fn(body.immStart[i]! + off);
+  }
+}
+
+/** Removes defined functions unreachable from exports, start, tables and constant expressions. */
+export function removeDeadFunctions(m: Module): number {
+  const nImp = m.numImportedFuncs;
+  const total = nImp + m.functions.length;
+  const live = new Uint8Array(total);
+  const work: number[] = [];
+  const mark = (f: number) => {
+    if (!live[f]) {
+      live[f] = 1;
+      work.push(f);
+    }
+  };
+  for (const e of m.exports) if (e.kind === "func") mark(e.index);
+  if (m.start !== null) mark(m.start);
+  for (const e of m.elements) if (e.items.kind === "funcs") e.items.funcs.forEach(mark);
+  for (const x of constExprs(m)) forEachWord(x.body, FUNC_WORDS, (p) => mark(x.body.imm[p]!));
+  while (work.length) {
+    const f = work.pop()!;
+    if (f < nImp) continue;
+    const fn = m.functions[f - nImp]!;
+    const body = fn.body ?? decodeFunctionBody(m, fn);
+    forEachWord(body, FUNC_WORDS, (p) => mark(body.imm[p]!));
+  }
+  const target = new Int32Array(total);
+  let removed = 0;
+  for (let i = 0; i < total; i++) {
+    target[i] = i < nImp || live[i] ? i : -1;
+    if (target[i] < 0) removed++;
+  }
+  if (removed) redirectFunctions(m, target);
+  return removed;
+}
+
+/** Removes defined globals that are not exported and never read or written. */
+export function removeDeadGlobals(m: Module): number {
+  const nImp = m.numImportedGlobals;
+  const total = nImp + m.globals.length;
+  const used = new Uint8Array(total);
+  for (let i = 0; i < nImp; i++) used[i] = 1;
+  for (const e of m.exports) if (e.kind === "global") used[e.index] = 1;
+  const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+  const exprs = constExprs(m);
+  for (const b of bodies) forEachWord(b, GLOBAL_WORDS, (p) => (used[b.imm[p]!] = 1));
+  for (const x of exprs) forEachWord(x.body, GLOBAL_WORDS, (p) => (used[x.body.imm[p]!] = 1));
+  const map = new Int32Array(total);
+  let next = 0;
+  for (let i = 0; i < total; i++) map[i] = used[i] ? next++ : -1;
+  const removed = total - next;
+  if (removed === 0) return 0;
+  m.functions.forEach((f, i) => {
+    let changed = false;
+    const b = bodies[i]!;
+    forEachWord(b, GLOBAL_WORDS, (p) => {
+      const n = map[b.imm[p]!]!;
+      if (n !== b.imm[p]) {
+        b.imm[p] = n;
+        changed = true;
+      }
+    });
+    if (changed) f.dirty = true;
+  });
+  for (const x of exprs) forEachWord(x.body, GLOBAL_WORDS, (p) => (x.body.imm[p] = map[x.body.imm[p]!]!));
+  for (const e of m.exports) if (e.kind === "global") e.index = map[e.index]!;
+  m.globals = m.globals.filter((_, i) => used[nImp + i]);
+  if (m.names) {
+    // global names (subsection 7) are keyed by index: drop rather than mislabel
+    m.names.other = m.names.other.filter((o) => o.id !== 7);
+    m.names.dirty = true;
+  }
+  return removed;
+}
+
+/** Drops instructions between an unconditional transfer and the end of its block. Returns instructions removed. */
+export function removeUnreachableCode(body: Body): { body: Body; removed: number } {
+  let hit = false;
+  for (let i = 0; i < body.count; i++) {
+    if (UNCONDITIONAL.has(body.ops[i]!) && i + 1 < body.count && !ENDERS.has(body.ops[i + 1]!)) {
+      hit = true;
+      break;
+    }
+  }
+  if (!hit) return { body, removed: 0 };
+  const b = new BodyBuilder(body.count, body.offsets !== null);
+  let removed = 0;
+  for (let i = 0; i < body.count; i++) {
+    const op = body.ops[i]!;
+    b.begin(op, body.offsets ? body.offsets[i]! : 0);
+    for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
+    if (!UNCONDITIONAL.has(op)) continue;
+    // skip to the end/else/catch of the current block, over nested blocks
+    let depth = 0;
+    let j = i + 1;
+    for (; j < body.count; j++) {
+      const o = body.ops[j]!;
+      if (depth === 0 && ENDERS.has(o)) break;
+      if (OPENERS.has(o)) depth++;
+      else if (o === END_ID) depth--;
+      else if (o === DELEGATE_ID) depth--;
+    }
+    removed += j - (i + 1);
+    i = j - 1;
+  }
+  return { body: b.finish(), removed };
+}
+const END_ID = idOf("end");
+const DELEGATE_ID = idOf("delegate");
+
+export interface CleanupStats {
+  functionsRemoved: number;
+  globalsRemoved: number;
+  instructionsRemoved: number;
+}
+
+export function cleanup(m: Module): CleanupStats {
+  let instructionsRemoved = 0;
+  for (const f of m.functions) {
+    const body = f.body ?? decodeFunctionBody(m, f);
+    const r = removeUnreachableCode(body);
+    if (r.removed) {
+      f.body = r.body;
+      f.dirty = true;
+      instructionsRemoved += r.removed;
+    }
+  }
+  // removing a global can free the functions its initializer referenced
+  let functionsRemoved = 0;
+  let globalsRemoved = 0;
+  for (;;) {
+    const f = removeDeadFunctions(m);
+    const g = removeDeadGlobals(m);
+    functionsRemoved += f;
+    globalsRemoved += g;
+    if (g === 0) break;
+  }
+  return { functionsRemoved, globalsRemoved, instructionsRemoved };
+}
+
+export const cleanupPass: Pass = {
+  name: "cleanup",
+  description: "remove unreachable functions, unused globals and code after unconditional branches",
+  run(m: Module, _ctx: PassContext): PassResult {
+    const s = cleanup(m);
+    return { changed: s.functionsRemoved + s.globalsRemoved + s.instructionsRemoved > 0, stats: { ...s } };
+  },
+};

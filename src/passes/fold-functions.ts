@@ -1,0 +1,122 @@
+// Identical function folding by partition refinement over the call graph (as
+// lld's ICF does): start from classes of functions equal in everything but
+// the functions they reference, then split classes until every member's
+// references point into the same classes. What is left are functions that
+// are identical if their callees are — including mutually recursive clones,
+// which a pairwise comparison never proves equal.
+
+import { decodeFunctionBody } from "../binary/reader.js";
+import { funcRefs, groupBy, shapeEqual, shapeHash, type ShapeMode } from "../analysis/func-shape.js";
+import { observableIdentity } from "../analysis/func-identity.js";
+import { redirectFunctions } from "../ir/renumber.js";
+import type { Module } from "../ir/module.js";
+import type { Pass, PassContext, PassResult } from "./pass.js";
+import { functionCost, paramCount, setBody, thunkBody } from "./thunk.js";
+import { funcLabel, type MergeMapEntry } from "./merge-map.js";
+
+const MODE: ShapeMode = { skipFuncs: true, skipConsts: false };
+
+export interface FoldResult {
+  folded: number;
+  thunks: number;
+  classes: number;
+  entries: MergeMapEntry[];
+}
+
+export function foldFunctions(m: Module, keepExportIdentity: boolean): FoldResult {
+  const nImp = m.numImportedFuncs;
+  const total = nImp + m.functions.length;
+  const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+  const defined: number[] = [];
+  for (let i = nImp; i < total; i++) defined.push(i);
+  const fn = (i: number) => m.functions[i - nImp]!;
+  const body = (i: number) => bodies[i - nImp]!;
+
+  // 1. classes by shape, ignoring function-index immediates
+  const groups = groupBy(
+    defined,
+    (i) => shapeHash(fn(i), body(i), MODE),
+    (a, b) => shapeEqual(fn(a), body(a), fn(b), body(b), MODE),
+  );
+  const cls = new Int32Array(total);
+  for (let i = 0; i < nImp; i++) cls[i] = i;
+  let nextClass = nImp;
+  let classes: number[][] = [];
+  for (const g of groups) {
+    const id = nextClass++;
+    for (const i of g) cls[i] = id;
+    if (g.length > 1) classes.push(g);
+  }
+
+  // 2. refine: members stay together only while their references agree
+  const refs = new Map<number, number[]>();
+  for (const g of classes) for (const i of g) refs.set(i, funcRefs(body(i)));
+  for (let changed = true; changed; ) {
+    changed = false;
+    const next: number[][] = [];
+    for (const g of classes) {
+      const parts = groupBy(
+        g,
+        (i) => refs.get(i)!.map((r) => cls[r]).join(","),
+        (a, b) => {
+          const ra = refs.get(a)!;
+          const rb = refs.get(b)!;
+          return ra.every((r, k) => cls[r] === cls[rb[k]!]);
+        },
+      );
+      if (parts.length > 1) changed = true;
+      for (let k = 0; k < parts.length; k++) {
+        const p = parts[k]!;
+        if (k > 0) {
+          const id = nextClass++;
+          for (const i of p) cls[i] = id;
+        }
+        if (p.length > 1) next.push(p);
+      }
+    }
+    classes = next;
+  }
+
+  // 3. fold: one representative per class; the others are redirected, or
+  //    become thunks where the host could see their identity
+  const observable = observableIdentity(m, keepExportIdentity);
+  const target = new Int32Array(total);
+  for (let i = 0; i < total; i++) target[i] = i;
+  const entries: MergeMapEntry[] = [];
+  let folded = 0;
+  let thunks = 0;
+  for (const g of classes) {
+    const rep = g.find((i) => observable[i]) ?? g[0]!;
+    for (const i of g) {
+      if (i === rep) continue;
+      if (!observable[i]) {
+        target[i] = rep;
+        folded++;
+        entries.push({ function: funcLabel(m, i), became: "folded", into: funcLabel(m, rep) });
+        continue;
+      }
+      const f = fn(i);
+      const before = functionCost(f);
+      const saved = { body: f.body, locals: f.locals, localCount: f.localCount, dirty: f.dirty };
+      setBody(f, thunkBody(paramCount(m, f.typeIndex), rep));
+      if (functionCost(f) >= before) {
+        Object.assign(f, saved);
+        continue;
+      }
+      thunks++;
+      entries.push({ function: funcLabel(m, i), became: "thunk", into: funcLabel(m, rep), args: [] });
+    }
+  }
+  if (folded > 0) redirectFunctions(m, target);
+  return { folded, thunks, classes: classes.length, entries };
+}
+
+export const foldFunctionsPass: Pass = {
+  name: "fold-functions",
+  description: "fold identical functions, including mutually recursive clones (partition refinement over the call graph)",
+  run(m: Module, ctx: PassContext): PassResult {
+    const r = foldFunctions(m, ctx.options?.keepExportIdentity ?? false);
+    for (const e of r.entries) ctx.record?.(e);
+    return { changed: r.folded + r.thunks > 0, stats: { functionsFolded: r.folded, thunks: r.thunks, identicalClasses: r.classes } };
+  },
+};

@@ -1,0 +1,51 @@
+// What a pass is. A pass is small, named and independent: it takes the module
+// and a context and says what it changed. The pipeline, not the pass, decides
+// ordering, byte accounting, validation and rollback.
+
+import type { Module } from "../ir/module.js";
+import type { MergeMapEntry } from "./merge-map.js";
+import type { SizeJudge } from "../size-target.js";
+
+/** Options the passes share (set from the CLI or `optimize` options). */
+export interface PassOptions {
+  /** Keep every function identity the host can observe (exports, funcrefs reaching the host) distinct. */
+  keepExportIdentity?: boolean;
+  /** What counts as smaller; passes that weigh candidates ask it (absent: exact raw bytes). */
+  judge?: SizeJudge;
+}
+
+export interface PassContext {
+  /** Progress within this pass, as a fraction from 0 to 1 (optional to call). */
+  progress(fraction: number): void;
+  /** A human-readable remark that goes into the report under this pass. */
+  note(message: string): void;
+  /** Shared pass options. */
+  options?: PassOptions;
+  /** Records what became of a folded or merged function (for `--map`). */
+  record?(entry: MergeMapEntry): void;
+}
+
+export interface PassResult {
+  /**
+   * False if the module was left exactly as it was. The pipeline then skips
+   * re-measuring; a pass that changed anything must return true.
+   */
+  changed: boolean;
+  /** Pass-specific counters for the report, e.g. `{ functionsFolded: 12 }`. */
+  stats?: Record<string, number>;
+}
+
+export interface Pass {
+  /** Short name used on the command line (`--passes name`): lower-case, digits, dashes. */
+  readonly name: string;
+  /** One line for `--help` and the README. */
+  readonly description: string;
+  /**
+   * An enabling pass whose growth later passes are expected to win back (say,
+   * one that splits functions so that parts can be merged). The pipeline does
+   * not undo such a pass when it makes the module larger; the identity rule
+   * at the end (never return more bytes than the input) still holds.
+   */
+  readonly mayGrow?: boolean;
+  run(module: Module, ctx: PassContext): PassResult;
+}

@@ -1,0 +1,68 @@
+// Thunks and exact function sizes, shared by the function-level passes.
+
+import { ByteWriter, u32Size } from "../binary/bytes.js";
+import { writeFuncBody } from "../binary/writer.js";
+import { idOf } from "../binary/opcodes/index.js";
+import { BodyBuilder, type Body } from "../ir/body.js";
+import type { Func, Module } from "../ir/module.js";
+
+const LOCAL_GET = idOf("local.get");
+const CALL = idOf("call");
+const END = idOf("end");
+
+/** One extra argument a thunk pushes: an instruction (op id) with its immediate words. */
+export interface ThunkArg {
+  op: number;
+  words: readonly number[];
+}
+
+/** Body: push every parameter, then `args`, then `call callee`. */
+export function thunkBody(paramCount: number, callee: number, args: readonly ThunkArg[] = []): Body {
+  const b = new BodyBuilder(paramCount + args.length + 2);
+  for (let i = 0; i < paramCount; i++) {
+    b.begin(LOCAL_GET);
+    b.word(i);
+  }
+  for (const a of args) {
+    b.begin(a.op);
+    for (const w of a.words) b.word(w);
+  }
+  b.begin(CALL);
+  b.word(callee);
+  b.begin(END);
+  return b.finish();
+}
+
+/** Replaces f's body by `body` with no declared locals. */
+export function setBody(f: Func, body: Body, locals: Func["locals"] = []): void {
+  f.body = body;
+  f.locals = locals;
+  f.localCount = locals.reduce((n, g) => n + g.count, 0);
+  f.dirty = true;
+}
+
+/** The encoded body entry (locals + instructions), without its size prefix. */
+export function bodyBytes(f: Func): Uint8Array {
+  if (f.raw && !f.dirty) return f.raw;
+  const w = new ByteWriter(256);
+  writeFuncBody(w, f);
+  return w.finish();
+}
+
+/** Encoded size of a body entry (locals + instructions), without its size prefix. */
+export function bodySize(f: Func): number {
+  return bodyBytes(f).length;
+}
+
+/** Bytes a defined function costs in the function and code sections. */
+export function functionCost(f: Func): number {
+  const n = bodySize(f);
+  return u32Size(f.typeIndex) + u32Size(n) + n;
+}
+
+/** Parameter count of a function type. */
+export function paramCount(m: Module, typeIndex: number): number {
+  const c = m.types[typeIndex]!.composite;
+  if (c.kind !== "func") throw new Error(`type ${typeIndex} is not a function type`);
+  return c.params.length;
+}

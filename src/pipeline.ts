@@ -1,0 +1,300 @@
+// The pipeline: bytes -> module -> passes -> bytes, with byte accounting.
+//
+//   1. read the input (WasmDecodeError if malformed) and, unless told not to,
+//      validate it (WasmValidationError): from here on, failures are ours;
+//   2. run the passes in order; after each pass that changed something, write
+//      the module and measure it; a pass that made it larger is undone
+//      (unless it is marked mayGrow: an enabling pass for later ones);
+//   3. validate the output bytes (InternalError if they do not validate);
+//   4. identity rule: if the result is larger than the input, return the input.
+//
+// Platform-neutral: Uint8Array in and out, no Node APIs.
+
+import { decodeAllBodies, readModule } from "./binary/reader.js";
+import { writeModule } from "./binary/writer.js";
+import { WasmDecodeError, WasmValidationError } from "./binary/errors.js";
+import { validateModule } from "./analysis/validate.js";
+import type { Module } from "./ir/module.js";
+import type { Pass, PassContext, PassResult } from "./passes/pass.js";
+import { newOrigin, resolveMergeMap, type MergeMapEntry } from "./passes/merge-map.js";
+import { resolvePasses } from "./passes/registry.js";
+import { InternalError, UsageError } from "./errors.js";
+import { scanSections, sectionBytes, type PassReport, type Report } from "./report.js";
+import { VERSION } from "./version.js";
+import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
+
+export interface OptimizeOptions {
+  /**
+   * Passes to run, in order: registered names or Pass objects. Omitted: the
+   * default pipeline. `[]` or `["none"]`: no passes (the module is only read,
+   * validated and rewritten). Unknown names throw UnknownPassError.
+   */
+  passes?: readonly (string | Pass)[];
+  /**
+   * Validate the input before optimizing (so bad input is reported as the
+   * input's fault) and the output before returning it. Default true.
+   */
+  validate?: boolean;
+  /**
+   * Also validate after every pass that changed the module, so a broken
+   * output names the pass that broke it. Slower; default false; ignored
+   * when `validate` is false.
+   */
+  checked?: boolean;
+  /**
+   * Keep every function identity the host can observe (exports, function
+   * references reaching the host) distinct: identical exported functions
+   * stay two functions (one becomes a thunk) instead of becoming `===`.
+   * Unset: each pass's own default.
+   */
+  keepExportIdentity?: boolean;
+  /**
+   * What counts as smaller (see size-target.ts). Default: "balanced" when
+   * both gzip and brotli measures are given, else "raw".
+   */
+  target?: SizeTarget;
+  /** Compressed-size measures for the gzip/brotli/balanced targets (the core has no compressor). */
+  measures?: SizeMeasures;
+  /**
+   * Called as work proceeds. `done` counts finished phases and may be
+   * fractional inside a phase; `total` is the number of phases; `phase` says
+   * what is running ("read", "validate input", "write", "pass <name>",
+   * "validate output", and finally "done").
+   */
+  onProgress?: (done: number, total: number, phase: string) => void;
+}
+
+export interface OptimizeResult {
+  binary: Uint8Array;
+  report: Report;
+}
+
+const now = (): number => performance.now();
+const ms = (t: number): number => Math.round(t * 1000) / 1000;
+
+function describe(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Reads, fully decodes and validates `bytes`; throws what the reader or validator throws. */
+function readAndValidate(bytes: Uint8Array): Module {
+  const m = readModule(bytes);
+  decodeAllBodies(m);
+  validateModule(m);
+  return m;
+}
+
+/**
+ * After an undo re-read the module from bytes, gives its functions back the
+ * origins (input indices) they had before the pass, and moves the counter
+ * for new origins past every origin in use, so the merge map stays exact.
+ */
+function restoreOrigins(m: Module, origins: readonly number[], entries: readonly MergeMapEntry[]): void {
+  let lowest = 0;
+  m.functions.forEach((f, i) => {
+    f.origin = origins[i]!;
+    lowest = Math.min(lowest, f.origin);
+  });
+  for (const e of entries) lowest = Math.min(lowest, e.function.origin, e.into.origin);
+  while (newOrigin(m) > lowest) {
+    // advance the fresh module's counter below every origin already used
+  }
+}
+
+/**
+ * Optimizes a WebAssembly binary for size. Throws WasmDecodeError or
+ * WasmValidationError if the input is malformed or invalid, UnknownPassError
+ * for an unknown pass name, and InternalError if the optimizer failed.
+ */
+export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): OptimizeResult {
+  const passes = resolvePasses(options.passes);
+  const validate = options.validate ?? true;
+  const checked = validate && (options.checked ?? false);
+  const onProgress = options.onProgress;
+  const total = 2 + passes.length + (validate ? 2 : 0);
+  let done = 0;
+  let phase = "read";
+  const progress = (within = 0): void => {
+    if (onProgress) onProgress(done + Math.min(Math.max(within, 0), 1), total, phase);
+  };
+  const startPhase = (name: string): void => {
+    phase = name;
+    progress();
+  };
+  const endPhase = (): void => {
+    done++;
+  };
+
+  // Errors about content the caller gave us are the input's fault only if the
+  // input was not validated; otherwise anything that goes wrong is ours.
+  function blame(e: unknown, what: string, pass?: string): never {
+    if (!validate && (e instanceof WasmDecodeError || e instanceof WasmValidationError)) throw e;
+    if (e instanceof InternalError) throw e;
+    throw new InternalError(`${what}: ${describe(e)}`, pass, { cause: e });
+  }
+
+  const tStart = now();
+  const timings = { readMs: 0, validateInputMs: 0, passesMs: 0, writeMs: 0, validateOutputMs: 0, totalMs: 0 };
+
+  // 1. Read and validate the input. Errors here are the input's.
+  startPhase("read");
+  let t = now();
+  let m = readModule(bytes);
+  const inputSections = scanSections(bytes);
+  timings.readMs = ms(now() - t);
+  endPhase();
+  if (validate) {
+    startPhase("validate input");
+    t = now();
+    decodeAllBodies(m);
+    validateModule(m);
+    timings.validateInputMs = ms(now() - t);
+    endPhase();
+  }
+
+  // 2. Write once to get the baseline every pass is measured against.
+  startPhase("write");
+  t = now();
+  let current: Uint8Array;
+  try {
+    current = writeModule(m, { onProgress: (d, n) => progress(n > 0 ? d / n : 1) });
+  } catch (e) {
+    blame(e, "writing the module failed");
+  }
+  timings.writeMs = ms(now() - t);
+  endPhase();
+
+  // 3. Passes.
+  const passReports: PassReport[] = [];
+  const mapEntries: MergeMapEntry[] = [];
+  const measures = options.measures ?? {};
+  const target: SizeTarget = options.target ?? (measures.gzip && measures.brotli ? "balanced" : "raw");
+  let judge: SizeJudge;
+  try {
+    judge = new SizeJudge(target, measures);
+  } catch (e) {
+    throw new UsageError(describe(e));
+  }
+  const passOptions = {
+    judge,
+    ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
+  };
+  const tPasses = now();
+  for (const pass of passes) {
+    startPhase(`pass ${pass.name}`);
+    const notes: string[] = [];
+    const entries: MergeMapEntry[] = [];
+    const origins = m.functions.map((f) => f.origin);
+    const ctx: PassContext = {
+      progress: (fraction) => progress(fraction),
+      note: (message) => void notes.push(message),
+      options: passOptions,
+      record: (entry) => void entries.push(entry),
+    };
+    const before = current.length;
+    t = now();
+    let result: PassResult;
+    try {
+      result = pass.run(m, ctx);
+    } catch (e) {
+      blame(e, `pass "${pass.name}" failed`, pass.name);
+    }
+    let after = before;
+    let kept = true;
+    if (result.changed) {
+      let next: Uint8Array;
+      try {
+        next = writeModule(m);
+      } catch (e) {
+        blame(e, `writing the module after pass "${pass.name}" failed`, pass.name);
+      }
+      after = next.length;
+      if (!pass.mayGrow && !judge.notWorse(current, next)) {
+        // Undo: re-read the last good bytes (lazily, so this is cheap).
+        kept = false;
+        const a = judge.sizes(current);
+        const b = judge.sizes(next);
+        const what = (["raw", "gzip", "brotli"] as const)
+          .filter((k) => a[k] !== undefined && b[k]! > a[k]!)
+          .map((k) => `${k} ${a[k]} -> ${b[k]}`)
+          .join(", ");
+        notes.push(`undone: the module grew (${what}) under target ${target}`);
+        try {
+          m = readModule(current);
+        } catch (e) {
+          blame(e, `re-reading the module to undo pass "${pass.name}" failed`, pass.name);
+        }
+        restoreOrigins(m, origins, mapEntries);
+      } else {
+        if (checked) {
+          try {
+            readAndValidate(next);
+          } catch (e) {
+            throw new InternalError(`pass "${pass.name}" produced an invalid module: ${describe(e)}`, pass.name, { cause: e });
+          }
+        }
+        current = next;
+      }
+    }
+    if (kept) mapEntries.push(...entries);
+    passReports.push({
+      name: pass.name,
+      bytesBefore: before,
+      bytesAfter: kept ? after : before,
+      timeMs: ms(now() - t),
+      changed: result.changed,
+      kept,
+      stats: { ...(result.stats ?? {}) },
+      notes,
+    });
+    endPhase();
+  }
+  timings.passesMs = ms(now() - tPasses);
+
+  // 4. Validate the bytes we are about to return.
+  if (validate) {
+    startPhase("validate output");
+    t = now();
+    try {
+      readAndValidate(current);
+    } catch (e) {
+      const last = passReports.filter((p) => p.changed && p.kept).map((p) => p.name);
+      const by = last.length > 0 ? ` (passes that changed it: ${last.join(", ")})` : "";
+      throw new InternalError(`the optimized module does not validate${by}: ${describe(e)}`, undefined, { cause: e });
+    }
+    timings.validateOutputMs = ms(now() - t);
+    endPhase();
+  }
+
+  // 5. Identity rule.
+  const notes: string[] = [];
+  let binary = current;
+  let keptInput = false;
+  if (current.length > bytes.length) {
+    notes.push(`the rewritten module (${current.length} bytes) was larger than the input (${bytes.length} bytes); returned the input unchanged`);
+    binary = bytes.slice();
+    keptInput = true;
+  }
+  const outputSections = keptInput ? inputSections : scanSections(binary);
+  timings.totalMs = ms(now() - tStart);
+  phase = "done";
+  done = total;
+  progress();
+
+  const report: Report = {
+    tool: { name: "wasm-compact", version: VERSION },
+    sizes: {
+      file: { before: bytes.length, after: binary.length },
+      code: { before: sectionBytes(inputSections, 10), after: sectionBytes(outputSections, 10) },
+      custom: { before: sectionBytes(inputSections, 0), after: sectionBytes(outputSections, 0) },
+    },
+    sections: { input: inputSections, output: outputSections },
+    passes: passReports,
+    validated: { input: validate, output: validate },
+    keptInput,
+    mergeMap: keptInput ? [] : resolveMergeMap(m, mapEntries),
+    notes,
+    timings,
+  };
+  return { binary, report };
+}

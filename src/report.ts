@@ -1,0 +1,145 @@
+// The optimization report: sizes of the whole file, the code section and the
+// custom sections before and after, what each pass did, and where the time
+// went. Section sizes come from scanning the section headers of the actual
+// input and output bytes, so they are exact, whatever the model did.
+
+import { ByteReader } from "./binary/bytes.js";
+import type { MergeMapEntry } from "./passes/merge-map.js";
+
+const SECTION_NAMES = [
+  "custom", "type", "import", "function", "table", "memory", "global", "export",
+  "start", "element", "code", "data", "datacount", "tag",
+];
+
+export interface SectionInfo {
+  /** Section id (0 = custom). */
+  id: number;
+  /** "type", "code", ... or, for a custom section, "custom:<its name>". */
+  name: string;
+  /** File offset of the section's id byte. */
+  offset: number;
+  /** Bytes the section occupies in the file: id byte, size LEB128 and payload. */
+  size: number;
+}
+
+/** A size before and after. */
+export interface SizeChange {
+  before: number;
+  after: number;
+}
+
+export interface PassReport {
+  name: string;
+  /** Size of the whole module before and after the pass. */
+  bytesBefore: number;
+  bytesAfter: number;
+  timeMs: number;
+  /** What the pass returned: false if it left the module untouched. */
+  changed: boolean;
+  /** False if the pass made the module larger and the pipeline undid it. */
+  kept: boolean;
+  stats: Record<string, number>;
+  notes: string[];
+}
+
+export interface Report {
+  tool: { name: "wasm-compact"; version: string };
+  /** Totals in bytes. `code` and `custom` count whole sections (header included). */
+  sizes: {
+    file: SizeChange;
+    code: SizeChange;
+    custom: SizeChange;
+  };
+  /** Every section of the input and of the output, in file order. */
+  sections: { input: SectionInfo[]; output: SectionInfo[] };
+  passes: PassReport[];
+  /** Whether the input and the output were validated (type-checked). */
+  validated: { input: boolean; output: boolean };
+  /** True if the optimized module was larger than the input and the input was returned unchanged. */
+  keptInput: boolean;
+  /**
+   * What became of every folded or merged function of the input (by input
+   * index and name) and where it is in the output; empty when no pass folded
+   * or merged anything, or when the input was returned.
+   */
+  mergeMap: MergeMapEntry[];
+  notes: string[];
+  timings: {
+    readMs: number;
+    validateInputMs: number;
+    passesMs: number;
+    writeMs: number;
+    validateOutputMs: number;
+    totalMs: number;
+  };
+}
+
+/**
+ * Lists the sections of a binary module by walking its section headers.
+ * Throws WasmDecodeError if the header structure is malformed (the payloads
+ * are not looked at, except for a custom section's name).
+ */
+export function scanSections(bytes: Uint8Array): SectionInfo[] {
+  const r = new ByteReader(bytes);
+  if (bytes.length < 8) r.fail("unexpected end: module header missing", 0);
+  r.pos = 8;
+  const out: SectionInfo[] = [];
+  while (!r.atEnd()) {
+    const offset = r.pos;
+    const id = r.u8();
+    if (id >= SECTION_NAMES.length) r.fail(`malformed section id ${id}`, offset);
+    const size = r.u32();
+    const payloadStart = r.pos;
+    if (size > bytes.length - payloadStart) r.fail("section size mismatch: unexpected end", offset);
+    let name = SECTION_NAMES[id]!;
+    if (id === 0) {
+      const s = new ByteReader(bytes, payloadStart, payloadStart + size);
+      s.section = "custom";
+      name = `custom:${s.name()}`;
+    }
+    out.push({ id, name, offset, size: payloadStart + size - offset });
+    r.pos = payloadStart + size;
+  }
+  return out;
+}
+
+/** Sum of the sizes of the sections with this id. */
+export function sectionBytes(sections: readonly SectionInfo[], id: number): number {
+  let n = 0;
+  for (const s of sections) if (s.id === id) n += s.size;
+  return n;
+}
+
+/** Change from `before` to `after` in percent, as text ("-12.34%"), or "-" when both are 0. */
+export function percentChange(c: SizeChange): string {
+  if (c.before === 0) return c.after === 0 ? "-" : "new";
+  const p = ((c.after - c.before) / c.before) * 100;
+  const s = p.toFixed(2);
+  return `${p > 0 ? "+" : ""}${s === "-0.00" ? "0.00" : s}%`;
+}
+
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/**
+ * The size summary as a text table (no trailing newline):
+ *
+ *                      before      after   change
+ *     whole file        1,234      1,200   -2.76%
+ *     code section        800        780   -2.50%
+ *     custom sections     120        120    0.00%
+ */
+export function formatSizeTable(report: Report): string {
+  const rows: [string, SizeChange][] = [
+    ["whole file", report.sizes.file],
+    ["code section", report.sizes.code],
+    ["custom sections", report.sizes.custom],
+  ];
+  const cells = rows.map(([label, c]) => [label, thousands(c.before), thousands(c.after), percentChange(c)]);
+  const header = ["", "before", "after", "change"];
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[i]!))).join("   ");
+  return [line(header), ...cells.map(line)].map((l) => l.trimEnd()).join("\n");
+}

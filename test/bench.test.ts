@@ -1,0 +1,262 @@
+// The benchmark, end to end in --quick mode on one small corpus module, with a
+// small synthetic workload (an MD5 of a fixed input through the module's own
+// exports, checked against node:crypto) so the runtime path runs too; plus the
+// statistics and the feature detection it relies on.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { BenchResults } from "../bench/results.js";
+import { geomean, median, ratioOfMediansCI, rng } from "../bench/stats.js";
+import { detectFeatures, parseTargetFeatures } from "../bench/features.js";
+import { selectEntries } from "../bench/bench.js";
+import { corpus, corpusEntry } from "./corpus/corpus.js";
+
+const BENCH = fileURLToPath(new URL("../bench/bench.js", import.meta.url));
+const CORPUS = pathToFileURL(fileURLToPath(new URL("./corpus/corpus.js", import.meta.url))).href;
+
+const WORKLOAD = `
+import { createHash } from "node:crypto";
+import { corpusEntry } from ${JSON.stringify(CORPUS)};
+export const workload = {
+  name: "md5-smoke",
+  size: "small",
+  description: "hash-wasm's MD5 module hashing a fixed buffer through its exports",
+  wasm: () => [{ name: "hash-wasm-md5", bytes: corpusEntry("hash-wasm-md5").bytes() }],
+  async run(wasm, ctx) {
+    const { instance } = await WebAssembly.instantiate(wasm[0], {});
+    const e = instance.exports;
+    const data = new Uint8Array(4096).map((_, i) => (i * 31 + 7) & 255);
+    const buf = e.Hash_GetBuffer();
+    e.Hash_Init();
+    for (let off = 0; off < data.length; off += 1024) {
+      new Uint8Array(e.memory.buffer, buf, 1024).set(data.subarray(off, off + 1024));
+      e.Hash_Update(1024);
+    }
+    e.Hash_Final();
+    const hex = Buffer.from(new Uint8Array(e.memory.buffer, e.Hash_GetBuffer(), 16)).toString("hex");
+    ctx.check(hex === createHash("md5").update(data).digest("hex"), "md5 matches node:crypto");
+    return hex;
+  },
+};
+`;
+
+test("bench --quick on one small module writes the JSON, the HTML and a markdown table", () => {
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-bench-test-"));
+  try {
+    const wdir = join(dir, "workloads");
+    mkdirSync(wdir);
+    writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
+    writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
+    const out = join(dir, "results");
+    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--out", out, "--workloads", wdir], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(r.status, 0, `bench failed:\n${r.stderr}`);
+
+    // Markdown on stdout.
+    assert.match(r.stdout, /^\| hash-wasm-md5 \| [\d,]+ \| [\d,]+ \| \d\.\d{4} \|/m);
+    assert.match(r.stdout, /\| md5-smoke \| all \|/);
+
+    const res = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as BenchResults;
+    assert.equal(res.schema, 1);
+    assert.equal(res.options.quick, true);
+    assert.equal(res.files.length, 1);
+    const f = res.files[0]!;
+    assert.equal(f.name, "hash-wasm-md5");
+    assert.deepEqual(f.errors, []);
+    const entry = corpusEntry("hash-wasm-md5");
+    assert.equal(f.input.bytes, entry.size);
+    assert.equal(f.input.sha256, entry.sha256);
+    assert.ok(f.features && Array.isArray(f.features.flags));
+    // Baseline and ours: all four sizes, consistent ratios.
+    assert.ok(f.baseline && f.ours && f.ratio);
+    for (const k of ["file", "code", "gzip", "brotli"] as const) {
+      assert.ok(f.baseline.sizes[k] > 0 && f.ours.sizes[k] > 0, k);
+      assert.ok(Math.abs(f.ratio[k] - f.ours.sizes[k] / f.baseline.sizes[k]) < 1e-12, k);
+    }
+    assert.ok(f.baseline.sizes.file < entry.size + 1024, "the -Oz baseline is about the input's size");
+    assert.ok(f.baseline.sizes.code < f.baseline.sizes.file);
+    assert.equal(f.ours.deterministic, true);
+    assert.equal(typeof f.ours.identicalToBaseline, "boolean");
+    assert.ok(Array.isArray(f.ours.passes));
+    // Timing: one run of each tool, measured.
+    assert.ok(f.timing);
+    assert.equal(f.timing.reps, 1);
+    for (const t of [f.timing.wasmOpt, f.timing.ours]) {
+      assert.equal(t.wallMs.length, 1);
+      assert.ok(t.medianWallMs > 0);
+      assert.ok(t.medianPeakRssKiB !== null && t.medianPeakRssKiB > 10_000, "a Node process uses more than 10 MB");
+    }
+    assert.ok(Math.abs(f.timing.wallRatio - f.timing.ours.medianWallMs / f.timing.wasmOpt.medianWallMs) < 1e-9);
+    assert.deepEqual(f.binaryenPasses, [], "--quick skips the Binaryen passes");
+    // Runtime: one pair of the synthetic workload, no interval.
+    assert.equal(res.runtime.length, 1);
+    const w = res.runtime[0]!;
+    assert.equal(w.workload, "md5-smoke");
+    assert.equal(w.error, null);
+    assert.deepEqual(w.optimizedModules, ["hash-wasm-md5"]);
+    assert.equal(w.baselineMs.length, 1);
+    assert.equal(w.optimizedMs.length, 1);
+    assert.equal(w.stoppedBy, "quick");
+    assert.equal(w.outputsEqual, true);
+    assert.ok(w.slowdown.ratio > 0);
+    assert.equal(w.slowdown.lo, null, "no interval from one pair");
+    assert.equal(w.slowdown.halfWidth, null);
+    assert.ok(w.cpuSlowdown.ratio > 0);
+    assert.deepEqual(f.workloads, ["md5-smoke"]);
+    // Summary and methods.
+    assert.ok(res.summary.geomeanRatio && Math.abs(res.summary.geomeanRatio.file - f.ratio.file) < 1e-12);
+    assert.equal(res.summary.files, 1);
+    for (const k of ["sizes", "features", "timing", "runtime", "ci", "binaryenPasses"] as const) assert.ok(res.methods[k].length > 20, k);
+
+    // HTML: produced, with charts, self-contained.
+    const html = readFileSync(join(out, "latest.html"), "utf8");
+    assert.match(html, /^<!doctype html>/);
+    assert.ok((html.match(/<svg /g) ?? []).length >= 3, "has charts");
+    assert.match(html, /hash-wasm-md5/);
+    assert.doesNotMatch(html, /<script|<link|<img|@import|url\(/i, "no external resources");
+    const urls = (html.match(/https?:\/\/[^"'\s<)]+/g) ?? []).filter((u) => u !== "http://www.w3.org/2000/svg");
+    assert.deepEqual(urls, [], "no URLs besides the SVG namespace");
+    assert.equal(existsSync(join(out, "latest.json.tmp")), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("bench rejects an unknown --only name with a usage error", () => {
+  const r = spawnSync(process.execPath, [BENCH, "--only", "no-such-module", "--quick"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /no corpus module of that name/);
+});
+
+test("selectEntries matches names, packages and name prefixes", () => {
+  const all = corpus();
+  assert.deepEqual(selectEntries(all, ["zstd"]).map((e) => e.name), ["zstd"]);
+  assert.deepEqual(selectEntries(all, ["sql.js"]).map((e) => e.name).sort(), ["sql-wasm", "sql-wasm-debug"]);
+  const hash = selectEntries(all, ["hash-wasm"]);
+  assert.ok(hash.length > 5 && hash.every((e) => e.name.startsWith("hash-wasm-")));
+  assert.equal(selectEntries(all, []).length, all.length);
+  assert.throws(() => selectEntries(all, ["nope"]), /no corpus module/);
+});
+
+test("ratioOfMediansCI: covers the true ratio, excludes 1 for a real 10 % slowdown, none below 3 pairs", () => {
+  const rand = rng(42);
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const drift = 100 * (1 + 0.05 * Math.sin(i)); // the machine slows down and speeds up; both sides feel it
+    a.push(drift * (1 + 0.03 * (rand() - 0.5)));
+    b.push(1.1 * drift * (1 + 0.03 * (rand() - 0.5)));
+  }
+  const ci = ratioOfMediansCI(a, b);
+  assert.ok(ci.lo !== null && ci.hi !== null && ci.halfWidth !== null);
+  assert.ok(ci.lo < 1.1 && 1.1 < ci.hi, `${ci.lo} < 1.1 < ${ci.hi}`);
+  assert.ok(ci.lo > 1.0, "a 10 % slowdown is not within the noise here");
+  assert.ok(ci.halfWidth > 0 && ci.halfWidth < 0.05);
+  assert.equal(ci.n, 40);
+  // Deterministic.
+  assert.deepEqual(ratioOfMediansCI(a, b), ci);
+  // Identical distributions: the interval contains 1.
+  const same = ratioOfMediansCI(a, a.map((x, i) => a[(i + 7) % a.length]!));
+  assert.ok(same.lo !== null && same.hi !== null && same.lo <= 1 && 1 <= same.hi);
+  const few = ratioOfMediansCI([1, 2], [2, 4]);
+  assert.equal(few.ratio, 2);
+  assert.equal(few.lo, null);
+  assert.equal(few.halfWidth, null);
+  assert.throws(() => ratioOfMediansCI([1], [1, 2]), /paired/);
+});
+
+test("median and geomean", () => {
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 2, 3]), 2.5);
+  assert.ok(Number.isNaN(median([])));
+  assert.ok(Math.abs(geomean([1, 4, 16]) - 4) < 1e-12);
+  assert.ok(Number.isNaN(geomean([1, 0])));
+});
+
+test("feature flags: what the module uses beyond binaryen's defaults, or nothing with a target_features section", () => {
+  const sql = detectFeatures(corpusEntry("sql-wasm").bytes());
+  assert.equal(sql.targetFeatures, null);
+  assert.ok(sql.used.includes("bulk-memory") && sql.used.includes("sat-trunc"));
+  assert.deepEqual([...sql.flags].sort(), ["--enable-bulk-memory", "--enable-nontrapping-float-to-int"]);
+  const md5 = detectFeatures(corpusEntry("hash-wasm-md5").bytes());
+  assert.deepEqual(md5.flags, [], "mutable globals are on by default in binaryen");
+  const dbg = detectFeatures(corpusEntry("sql-wasm-debug").bytes());
+  assert.ok(dbg.targetFeatures && dbg.targetFeatures.length > 0 && dbg.targetFeatures.every((s) => /^[+\-=]/.test(s)));
+  assert.deepEqual(dbg.flags, []);
+  // A hand-made target_features payload: 2 entries.
+  const p = new Uint8Array([2, 0x2b, 8, ...new TextEncoder().encode("sign-ext"), 0x2d, 4, ...new TextEncoder().encode("simd")]);
+  assert.deepEqual(parseTargetFeatures(p), ["+sign-ext", "-simd"]);
+});
+
+test("measureRuntime: stops on the interval, on the budget, and reports a failing workload", async () => {
+  const { measureRuntime, loadWorkloads } = await import("../bench/runtime.js");
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-runtime-test-"));
+  try {
+    // A workload that instantiates its module and then busy-waits 2 ms (a duration that does not depend on how
+    // V8 happens to compile a loop in that process, so the interval is narrow); "fail" always throws.
+    writeFileSync(join(dir, "package.json"), '{ "type": "module" }');
+    writeFileSync(
+      join(dir, "spin.js"),
+      `export const workload = {
+        name: "spin", size: "small", description: "instantiate and spin",
+        wasm: () => [{ name: "empty", bytes: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]) }],
+        async run(wasm) {
+          await WebAssembly.instantiate(wasm[0]);
+          const t = performance.now();
+          while (performance.now() - t < 2);
+          return "done";
+        },
+      };`,
+    );
+    writeFileSync(
+      join(dir, "fail.js"),
+      `export const workload = {
+        name: "fail", size: "small", description: "always throws",
+        wasm: () => [],
+        async run() { throw new Error("deliberate failure"); },
+      };`,
+    );
+    writeFileSync(join(dir, "index.js"), "export const WORKLOADS = [];");
+    const { loaded, errors } = await loadWorkloads(dir);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(loaded.map((l) => l.workload.name), ["fail", "spin"], "index.js is skipped");
+    const spin = loaded.find((l) => l.workload.name === "spin")!;
+    const mod = join(dir, "empty.wasm");
+    writeFileSync(mod, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+    const meta = { modules: ["empty"], optimizedModules: ["empty"] };
+
+    // A target of ±50 % is met as soon as the minimum number of pairs is there.
+    const wide = await measureRuntime(spin, [mod], [mod], meta, { targetHalfWidth: 0.5, budgetSeconds: 120, quick: false });
+    assert.equal(wide.error, null);
+    assert.equal(wide.stoppedBy, "ci");
+    assert.equal(wide.baselineMs.length, 8);
+    assert.equal(wide.optimizedCpuMs.length, 8);
+    assert.ok(wide.slowdown.lo !== null && wide.slowdown.hi !== null);
+    assert.ok(wide.slowdown.lo <= wide.slowdown.ratio && wide.slowdown.ratio <= wide.slowdown.hi);
+    assert.ok(wide.slowdown.lo <= 1 && 1 <= wide.slowdown.hi, "the same module on both sides");
+    assert.ok(wide.baselineMs.every((ms) => ms >= 2 && ms < 50), "each sample is one run of about 2 ms");
+    assert.ok(wide.iterations >= 3);
+    assert.equal(wide.outputsEqual, true);
+    assert.equal(wide.loadAverage.end.length, 3);
+
+    // An unreachable target with a tiny budget: stops after the first pair, says why, no interval.
+    const tight = await measureRuntime(spin, [mod], [mod], meta, { targetHalfWidth: 0, budgetSeconds: 0.001, quick: false });
+    assert.equal(tight.stoppedBy, "budget");
+    assert.equal(tight.baselineMs.length, 1);
+    assert.equal(tight.slowdown.lo, null);
+
+    const fail = loaded.find((l) => l.workload.name === "fail")!;
+    const bad = await measureRuntime(fail, [], [], { modules: [], optimizedModules: [] }, { targetHalfWidth: 0.02, budgetSeconds: 10, quick: false });
+    assert.equal(bad.stoppedBy, "error");
+    assert.match(bad.error ?? "", /deliberate failure/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,167 @@
+// Function-level passes on hand-written modules: what they do, what they
+// refuse, and that the optimized module computes the same results.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
+import { readModule } from "../src/binary/reader.js";
+import { validateModule } from "../src/analysis/validate.js";
+import { optimize } from "../src/index.js";
+
+async function run(wat: string, passes: string[], extra: Record<string, unknown> = {}) {
+  const input = await parse(wat);
+  const { binary, report } = optimize(input, { passes, ...extra });
+  const m = readModule(binary, { decodeBodies: true });
+  validateModule(m);
+  return { input, binary, m, report };
+}
+
+async function exportsOf(bytes: Uint8Array): Promise<Record<string, (...a: unknown[]) => unknown>> {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), {});
+  return instance.exports as Record<string, (...a: unknown[]) => unknown>;
+}
+
+/** Same results for every export on every argument list. */
+async function sameBehaviour(a: Uint8Array, b: Uint8Array, calls: [string, unknown[]][]) {
+  const ea = await exportsOf(a);
+  const eb = await exportsOf(b);
+  for (const [name, args] of calls) {
+    const ra = (() => { try { return ea[name]!(...args); } catch (e) { return `trap: ${(e as Error).message}`; } })();
+    const rb = (() => { try { return eb[name]!(...args); } catch (e) { return `trap: ${(e as Error).message}`; } })();
+    assert.deepEqual(rb, ra, `${name}(${args.join(",")})`);
+  }
+}
+
+// A body big enough that folding or merging pays.
+const BODY = (k: string) => `
+    local.get 0 i32.const ${k} i32.add local.set 1
+    local.get 1 local.get 1 i32.mul local.get 0 i32.xor local.set 1
+    local.get 1 i32.const 13 i32.rotl local.get 0 i32.sub local.set 1
+    local.get 1 i32.const 7 i32.shr_u local.get 1 i32.xor local.set 1
+    local.get 1`;
+
+test("fold-functions folds identical functions and keeps behaviour", async () => {
+  const wat = `(module
+    (func $a (param i32) (result i32) (local i32) ${BODY("5")})
+    (func $b (param i32) (result i32) (local i32) ${BODY("5")})
+    (func (export "run") (param i32) (result i32) (i32.add (call $a (local.get 0)) (call $b (local.get 0)))))`;
+  const { input, binary, m, report } = await run(wat, ["fold-functions"]);
+  assert.equal(m.functions.length, 2);
+  assert.ok(binary.length < input.length);
+  assert.equal(report.passes[0]!.stats?.functionsFolded, 1);
+  await sameBehaviour(input, binary, [["run", [0]], ["run", [12345]], ["run", [-7]]]);
+});
+
+test("fold-functions folds mutually recursive clones", async () => {
+  const pair = (f: string, g: string) => `
+    (func ${f} (param i32) (result i32) (if (result i32) (i32.eqz (local.get 0)) (then (i32.const 1))
+       (else (i32.mul (local.get 0) (call ${g} (i32.sub (local.get 0) (i32.const 1)))))))
+    (func ${g} (param i32) (result i32) (if (result i32) (i32.eqz (local.get 0)) (then (i32.const 2))
+       (else (i32.add (local.get 0) (call ${f} (i32.sub (local.get 0) (i32.const 1)))))))`;
+  const wat = `(module ${pair("$f1", "$g1")} ${pair("$f2", "$g2")}
+    (func (export "run") (param i32) (result i32) (i32.sub (call $f1 (local.get 0)) (call $f2 (local.get 0)))))`;
+  const { input, binary, m } = await run(wat, ["fold-functions"]);
+  assert.equal(m.functions.length, 3, "the second clone pair is folded into the first");
+  await sameBehaviour(input, binary, [["run", [0]], ["run", [5]], ["run", [10]]]);
+});
+
+test("fold-functions refuses different types, different locals, NaN payloads and signed zeros", async () => {
+  const wat = `(module
+    (func $i (param i32) (result i32) (local i32) ${BODY("5")})
+    (func $j (param i32) (result i32) (local i64) ${BODY("5").replace(/local.set 1/g, "drop").replace(/local.get 1/g, "local.get 0")})
+    (func $k (param i32) (result i32) (local i32) ${BODY("5")} drop local.get 0)
+    (func $n1 (result f64) f64.const nan)
+    (func $n2 (result f64) f64.const nan:0x4000000000001)
+    (func $z1 (result f32) f32.const 0)
+    (func $z2 (result f32) f32.const -0)
+    (func (export "n1") (result f64) call $n1) (func (export "n2") (result f64) call $n2)
+    (func (export "z") (result f32) (f32.div (f32.const 1) (call $z2)))
+    (func (export "z1") (result f32) call $z1)
+    (func (export "r") (param i32) (result i32) (i32.add (i32.add (call $i (local.get 0)) (call $j (local.get 0))) (call $k (local.get 0)))))`;
+  const { m, input, binary } = await run(wat, ["fold-functions"]);
+  assert.equal(m.functions.length, 12, "nothing folded");
+  assert.equal(binary.length, input.length);
+  await sameBehaviour(input, binary, [["z", []], ["r", [3]]]);
+});
+
+test("fold-functions keeps distinct exports with keepExportIdentity, as thunks", async () => {
+  const wat = `(module
+    (func (export "a") (param i32) (result i32) (local i32) ${BODY("9")})
+    (func (export "b") (param i32) (result i32) (local i32) ${BODY("9")}))`;
+  const plain = await run(wat, ["fold-functions"]);
+  const kept = await run(wat, ["fold-functions"], { keepExportIdentity: true });
+  const ep = await exportsOf(plain.binary);
+  const ek = await exportsOf(kept.binary);
+  assert.equal(ep.a, ep.b, "by default exports may become the same function");
+  assert.notEqual(ek.a, ek.b, "with keepExportIdentity they stay distinct");
+  assert.ok(kept.binary.length < kept.input.length, "the thunk still saves bytes");
+  await sameBehaviour(kept.input, kept.binary, [["a", [4]], ["b", [4]]]);
+});
+
+test("merge-functions merges functions differing in constants", async () => {
+  const wat = `(module
+    (func $a (param i32) (result i32) (local i32) ${BODY("5")})
+    (func $b (param i32) (result i32) (local i32) ${BODY("1000")})
+    (func $c (param i32) (result i32) (local i32) ${BODY("-77777")})
+    (func (export "run") (param i32) (result i32)
+      (i32.add (i32.add (call $a (local.get 0)) (call $b (local.get 0))) (call $c (local.get 0)))))`;
+  const { input, binary, m, report } = await run(wat, ["merge-functions"]);
+  assert.equal(report.passes[0]!.stats?.functionsMerged, 3);
+  assert.equal(m.functions.length, 5, "three thunks, the caller and the merged function");
+  assert.ok(binary.length < input.length);
+  await sameBehaviour(input, binary, [["run", [0]], ["run", [99]], ["run", [-123456]]]);
+});
+
+test("merge-functions parameterizes differing callees through a table", async () => {
+  const callee = (n: string, k: number) => `(func ${n} (param i32) (result i32) (i32.mul (local.get 0) (i32.const ${k})))`;
+  const user = (n: string, c: string) => `(func ${n} (param i32) (result i32) (local i32)
+      ${BODY("3").replace("local.get 1\n", "")} local.set 1 (call ${c} (local.get 1)) (call ${c} (local.get 0)) i32.add (call ${c} (i32.const 7)) i32.xor)`;
+  const wat = `(module ${callee("$x", 3)} ${callee("$y", 5)} ${callee("$z", 11)}
+    ${user("$u1", "$x")} ${user("$u2", "$y")} ${user("$u3", "$z")}
+    (func (export "run") (param i32) (result i32)
+      (i32.add (i32.add (call $u1 (local.get 0)) (call $u2 (local.get 0))) (call $u3 (local.get 0)))))`;
+  const { input, binary, m, report } = await run(wat, ["merge-functions"]);
+  assert.equal(report.passes[0]!.stats?.functionsMerged, 3);
+  assert.ok(report.passes[0]!.stats!.tableSlots! >= 3);
+  assert.equal(m.tables.length, 1, "a table was created for the callees");
+  await sameBehaviour(input, binary, [["run", [0]], ["run", [42]], ["run", [-5]]]);
+});
+
+test("merge-functions refuses recursion, different types and unprofitable groups", async () => {
+  const wat = `(module
+    (func $r1 (param i32) (result i32) (if (result i32) (i32.lt_s (local.get 0) (i32.const 1)) (then (i32.const 1))
+      (else (i32.add (i32.const 3) (call $r1 (i32.sub (local.get 0) (i32.const 1)))))))
+    (func $r2 (param i32) (result i32) (if (result i32) (i32.lt_s (local.get 0) (i32.const 1)) (then (i32.const 1))
+      (else (i32.add (i32.const 4) (call $r2 (i32.sub (local.get 0) (i32.const 1)))))))
+    (func $t1 (param i32) (result i32) (local i32) ${BODY("1")})
+    (func $t2 (param i64) (result i32) (local i32) ${BODY("2").replace("local.get 0 i32.const 2 i32.add", "local.get 0 i32.wrap_i64 i32.const 2 i32.add").replace(/local.get 0 i32.(xor|sub)/g, "local.get 0 i32.wrap_i64 i32.$1")})
+    (func $s1 (result i32) i32.const 1 i32.const 2 i32.add)
+    (func $s2 (result i32) i32.const 3 i32.const 4 i32.add)
+    (func (export "run") (param i32) (result i32)
+      (call $r1 (local.get 0)) (call $r2 (local.get 0)) i32.add (call $t1 (local.get 0)) i32.add
+      (call $t2 (i64.extend_i32_s (local.get 0))) i32.add (call $s1) i32.add (call $s2) i32.add))`;
+  const { input, binary, report } = await run(wat, ["merge-functions"]);
+  assert.equal(report.passes[0]!.stats?.functionsMerged ?? 0, 0);
+  assert.equal(binary.length, input.length);
+  await sameBehaviour(input, binary, [["run", [6]]]);
+});
+
+test("cleanup removes dead functions, dead globals and unreachable code", async () => {
+  const wat = `(module
+    (global $dead (mut i32) (i32.const 5))
+    (global $live (mut i32) (i32.const 6))
+    (func $unused (result i32) global.get $dead)
+    (func $also_unused (result i32) call $unused)
+    (func (export "run") (param i32) (result i32)
+      (global.set $live (i32.add (global.get $live) (local.get 0)))
+      (block (br 0) (drop (i32.const 1)) (nop))
+      global.get $live return i32.const 9 drop))`;
+  const { input, binary, m, report } = await run(wat, ["cleanup"]);
+  assert.equal(m.functions.length, 1);
+  assert.equal(m.globals.length, 1);
+  const s = report.passes[0]!.stats!;
+  assert.equal(s.functionsRemoved, 2);
+  assert.equal(s.globalsRemoved, 1);
+  assert.ok(s.instructionsRemoved! >= 5);
+  await sameBehaviour(input, binary, [["run", [1]], ["run", [2]]]);
+});

@@ -1,0 +1,261 @@
+// The behaviour oracle over the npm corpus: for each workload, optimize its
+// module(s), run the workload once with the original modules and once with
+// the optimized ones (each run in a fresh child process), and compare the two
+// outputs exactly.
+//
+//   ok         the outputs are identical (and the workload's own cross-checks
+//              against independent implementations passed);
+//   DIFFERENT  the optimized modules behave differently: another output, a
+//              failed cross-check, or a failure (trap, exception, crash) where
+//              the original modules ran fine;
+//   error      the oracle could not decide: the optimizer threw, or the
+//              workload failed with the original modules.
+
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { optimize } from "../../src/index.js";
+import type { Pass } from "../../src/index.js";
+import type { ChildResult } from "./child.js";
+import { TempDir } from "./util.js";
+import type { Workload } from "./workload.js";
+import { firstDifference } from "./compare.js";
+
+export { firstDifference };
+import { WORKLOADS } from "./workloads/index.js";
+
+export type Status = "ok" | "DIFFERENT" | "error";
+
+export interface ModuleResult {
+  name: string;
+  before: number;
+  after: number;
+  /** True when the optimized bytes are the original bytes. */
+  unchanged: boolean;
+  optimizeMs: number;
+}
+
+export interface WorkloadResult {
+  name: string;
+  size: "small" | "big";
+  status: Status;
+  /** For DIFFERENT and error: what differed or failed. */
+  detail?: string;
+  modules: ModuleResult[];
+  /** Run times inside the child processes (milliseconds), when the runs happened. */
+  originalMs?: number;
+  optimizedMs?: number;
+  /** CPU time of the two child processes during their runs (milliseconds). */
+  originalCpuMs?: number;
+  optimizedCpuMs?: number;
+  /** Wall time for this workload, optimization and both runs included. */
+  totalMs: number;
+}
+
+export interface CorpusOptions {
+  /** Include the big workloads (esbuild). */
+  all?: boolean;
+  /** Run only these workloads (by name), whatever their size. */
+  only?: readonly string[];
+  /**
+   * Optimize only the modules with these corpus names; the workload's other
+   * modules run as they are in both runs (to find which module of a
+   * multi-module workload behaves differently). Without `only`, selects the
+   * workloads that have one of these modules, whatever their size.
+   */
+  modules?: readonly string[];
+  /** Passes for `optimize` (names or Pass objects); default: none, the identity pipeline. */
+  passes?: readonly (string | Pass)[];
+  /** Run the original and the optimized run at the same time (default true). */
+  parallel?: boolean;
+  /** Time limit per child run, in milliseconds (default 20 minutes). */
+  timeoutMs?: number;
+  /** Called with each workload's result as soon as it is known. */
+  onResult?: (r: WorkloadResult) => void;
+  /** Called when a workload starts (for progress output). */
+  onStart?: (w: Workload) => void;
+}
+
+/** The workloads a run selects: small ones by default, all with `all`, or exactly `only`. */
+export function selectWorkloads(options: Pick<CorpusOptions, "all" | "only" | "modules">): Workload[] {
+  if (options.modules && options.modules.length > 0) {
+    const wanted = new Set(options.modules);
+    const candidates = options.only && options.only.length > 0 ? selectWorkloads({ only: options.only }) : WORKLOADS;
+    const found = new Set<string>();
+    const out = candidates.filter((w) => {
+      const names = w.wasm().map((m) => m.name);
+      for (const n of names) if (wanted.has(n)) found.add(n);
+      return names.some((n) => wanted.has(n));
+    });
+    const missing = [...wanted].filter((n) => !found.has(n));
+    if (missing.length > 0) throw new Error(`no selected workload uses module${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`);
+    return out;
+  }
+  if (options.only && options.only.length > 0) {
+    const known = new Set(WORKLOADS.map((w) => w.name));
+    const unknown = options.only.filter((n) => !known.has(n));
+    if (unknown.length > 0) {
+      throw new Error(`unknown workload${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${[...known].join(", ")})`);
+    }
+    return WORKLOADS.filter((w) => options.only!.includes(w.name));
+  }
+  return WORKLOADS.filter((w) => options.all || w.size === "small");
+}
+
+const CHILD = fileURLToPath(new URL("./child.js", import.meta.url));
+
+interface RunOutcome {
+  result: ChildResult;
+  stderr: string;
+}
+
+function tail(s: string, n = 800): string {
+  const t = s.trim();
+  return t.length <= n ? t : "…" + t.slice(t.length - n);
+}
+
+/** Runs a workload once in a fresh child process with the given module files. */
+function runChild(w: Workload, files: string[], resultFile: string, timeoutMs: number): Promise<RunOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...(w.nodeOptions ?? []), CHILD, w.name, resultFile, ...files], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stdout.on("data", () => {});
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString("utf8");
+      if (stderr.length > 64 * 1024) stderr = stderr.slice(stderr.length - 32 * 1024);
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      let result: ChildResult;
+      try {
+        result = JSON.parse(readFileSync(resultFile, "utf8")) as ChildResult;
+      } catch {
+        const why = timedOut ? `timed out after ${Math.round(timeoutMs / 1000)} s` : `exited with ${signal ?? `code ${code}`} without a result`;
+        result = { ok: false, error: `the child process ${why}${stderr.trim() ? `; stderr: ${tail(stderr)}` : ""}`, problems: [], ms: 0, cpuMs: 0 };
+      }
+      resolve({ result, stderr });
+    });
+  });
+}
+
+function describeError(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/** Optimizes, runs and compares one workload. */
+export async function runWorkload(w: Workload, options: CorpusOptions = {}): Promise<WorkloadResult> {
+  const t0 = performance.now();
+  const passes = options.passes ?? [];
+  const timeoutMs = options.timeoutMs ?? 20 * 60 * 1000;
+  const modules: ModuleResult[] = [];
+  const done = (status: Status, detail?: string, extra: Partial<WorkloadResult> = {}): WorkloadResult => ({
+    name: w.name,
+    size: w.size,
+    status,
+    ...(detail !== undefined ? { detail } : {}),
+    modules,
+    ...extra,
+    totalMs: performance.now() - t0,
+  });
+
+  let originals;
+  try {
+    originals = w.wasm();
+  } catch (e) {
+    return done("error", `could not get the original modules: ${describeError(e)}`);
+  }
+  const dir = new TempDir(`oracle-${w.name.replace(/[^\w.-]/g, "_")}`);
+  try {
+    const origFiles: string[] = [];
+    const optFiles: string[] = [];
+    for (const [i, m] of originals.entries()) {
+      const t = performance.now();
+      let binary: Uint8Array;
+      try {
+        const skip = options.modules && options.modules.length > 0 && !options.modules.includes(m.name);
+        binary = skip ? m.bytes : optimize(m.bytes, { passes }).binary;
+      } catch (e) {
+        modules.push({ name: m.name, before: m.bytes.length, after: m.bytes.length, unchanged: true, optimizeMs: performance.now() - t });
+        return done("error", `optimizing ${m.name} failed: ${describeError(e)}`);
+      }
+      const unchanged = binary.length === m.bytes.length && Buffer.compare(Buffer.from(binary), Buffer.from(m.bytes)) === 0;
+      modules.push({ name: m.name, before: m.bytes.length, after: binary.length, unchanged, optimizeMs: performance.now() - t });
+      origFiles.push(dir.write(`original/${i}-${m.name}.wasm`, m.bytes));
+      optFiles.push(dir.write(`optimized/${i}-${m.name}.wasm`, binary));
+    }
+
+    const runOriginal = (): Promise<RunOutcome> => runChild(w, origFiles, dir.file("original.json"), timeoutMs);
+    const runOptimized = (): Promise<RunOutcome> => runChild(w, optFiles, dir.file("optimized.json"), timeoutMs);
+    let orig: RunOutcome;
+    let opt: RunOutcome;
+    if (options.parallel ?? true) {
+      [orig, opt] = await Promise.all([runOriginal(), runOptimized()]);
+    } else {
+      orig = await runOriginal();
+      opt = await runOptimized();
+    }
+    const times = { originalMs: orig.result.ms, optimizedMs: opt.result.ms, originalCpuMs: orig.result.cpuMs, optimizedCpuMs: opt.result.cpuMs };
+
+    if (!orig.result.ok) return done("error", `the run with the original modules failed: ${orig.result.error}`, times);
+    if (orig.result.problems.length > 0) {
+      return done("error", `cross-check failed with the original modules (the workload is wrong): ${orig.result.problems.join("; ")}`, times);
+    }
+    if (!opt.result.ok) return done("DIFFERENT", `the run with the optimized modules failed: ${opt.result.error}`, times);
+    const diff = firstDifference(orig.result.output, opt.result.output);
+    if (diff) return done("DIFFERENT", diff, times);
+    if (opt.result.problems.length > 0) return done("DIFFERENT", `cross-check failed with the optimized modules: ${opt.result.problems.join("; ")}`, times);
+    return done("ok", undefined, times);
+  } finally {
+    dir.remove();
+  }
+}
+
+/** Runs the selected workloads one after the other. */
+export async function runCorpus(options: CorpusOptions = {}): Promise<WorkloadResult[]> {
+  const results: WorkloadResult[] = [];
+  for (const w of selectWorkloads(options)) {
+    options.onStart?.(w);
+    const r = await runWorkload(w, options);
+    results.push(r);
+    options.onResult?.(r);
+  }
+  return results;
+}
+
+function seconds(ms: number | undefined): string {
+  return ms === undefined ? "-" : `${(ms / 1000).toFixed(2)}s`;
+}
+
+/** One line per workload: status, name, sizes, run times, and for DIFFERENT and error what went wrong. */
+export function formatResult(r: WorkloadResult): string {
+  const before = r.modules.reduce((s, m) => s + m.before, 0);
+  const after = r.modules.reduce((s, m) => s + m.after, 0);
+  const unchanged = r.modules.filter((m) => m.unchanged).length;
+  const mods = `${r.modules.length} module${r.modules.length === 1 ? "" : "s"} ${before} -> ${after} B${unchanged === r.modules.length && r.modules.length > 0 ? " (bytes unchanged)" : ""}`;
+  const head = `${r.status.padEnd(9)} ${r.name.padEnd(16)} ${mods}; runs ${seconds(r.originalMs)} / ${seconds(r.optimizedMs)} (cpu ${seconds(r.originalCpuMs)} / ${seconds(r.optimizedCpuMs)}), total ${seconds(r.totalMs)}`;
+  return r.detail ? `${head} :: ${r.detail.replace(/\s*\n\s*/g, " ")}` : head;
+}
+
+/** The summary line and the exit code for a list of results. */
+export function summarize(results: readonly WorkloadResult[]): { line: string; exitCode: number } {
+  const count = (s: Status): number => results.filter((r) => r.status === s).length;
+  const ok = count("ok");
+  const diff = count("DIFFERENT");
+  const err = count("error");
+  return {
+    line: `${results.length} workload${results.length === 1 ? "" : "s"}: ${ok} ok, ${diff} DIFFERENT, ${err} error`,
+    exitCode: diff + err > 0 ? 1 : 0,
+  };
+}
+
+/** Writes results as JSON (for CI artifacts). */
+export function writeResultsJson(path: string, results: readonly WorkloadResult[]): void {
+  writeFileSync(path, JSON.stringify(results, null, 2) + "\n");
+}

@@ -1,0 +1,146 @@
+// @bokuweb/zstd-wasm (Zstandard compiled with Emscripten): compression at
+// negative, normal and ultra levels of text, binary, random and repetitive
+// inputs; decompression; dictionary compression and decompression; corrupt
+// and truncated frames. When the `zstd` command-line tool is installed, every
+// frame the wasm writes must decode with it, and frames it writes must decode
+// in the wasm (a cross-check only: the output never depends on the tool).
+//
+// The package reads zstd.wasm from its own folder (no option to pass bytes to
+// its public init), so it runs from a copy in a temporary folder.
+
+import { spawnSync } from "node:child_process";
+import { corpusEntry } from "../../corpus/corpus.js";
+import { bytesOut, equalBytes, packageFile, randomBytes, requireFrom, skewedBytes, withTempDir, type TempDir } from "../util.js";
+import type { Output, RunContext, Workload } from "../workload.js";
+
+interface ZstdApi {
+  init(): Promise<void>;
+  compress(buf: Uint8Array, level?: number): Uint8Array;
+  decompress(buf: Uint8Array, opts?: { defaultHeapSize?: number }): Uint8Array;
+  createCCtx(): number;
+  freeCCtx(cctx: number): unknown;
+  compressUsingDict(cctx: number, buf: Uint8Array, dict: Uint8Array, level?: number): Uint8Array;
+  createDCtx(): number;
+  freeDCtx(dctx: number): unknown;
+  decompressUsingDict(dctx: number, buf: Uint8Array, dict: Uint8Array, opts?: { defaultHeapSize?: number }): Uint8Array;
+}
+
+function attempt(f: () => Uint8Array): Output {
+  try {
+    return bytesOut(f());
+  } catch (e) {
+    return `error: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+/** The zstd command-line tool, if installed: used only for cross-checks. */
+function zstdCli(): ((args: string[], input: Uint8Array) => Uint8Array | null) | null {
+  const probe = spawnSync("zstd", ["--version"], { encoding: "utf8" });
+  if (probe.status !== 0) return null;
+  return (args, input) => {
+    const r = spawnSync("zstd", ["-q", ...args], { input, maxBuffer: 256 * 1024 * 1024 });
+    return r.status === 0 ? new Uint8Array(r.stdout.buffer, r.stdout.byteOffset, r.stdout.length) : null;
+  };
+}
+
+async function exercise(api: ZstdApi, ctx: RunContext, dir: TempDir): Promise<Output> {
+  await api.init();
+  const cli = zstdCli();
+  const enc = new TextEncoder();
+  const inputs: Record<string, Uint8Array> = {
+    empty: new Uint8Array(0),
+    one: new Uint8Array([0x7a]),
+    unicode: enc.encode("Zstandard — Grüße, 世界! 😀 ".repeat(60)),
+    dom: packageFile("typescript", "lib/lib.dom.d.ts").subarray(0, 500000),
+    js: packageFile("esbuild-wasm", "lib/main.js"),
+    skewed: skewedBytes(23, 300000),
+    random: randomBytes(29, 60000),
+    zeros: new Uint8Array(200000),
+  };
+  const out: Record<string, Output> = {};
+
+  const levels = [-7, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 17, 19, 20, 22];
+  const compressed: Record<string, Output> = {};
+  for (const [name, data] of Object.entries(inputs)) {
+    const row: Output[] = [];
+    for (const level of levels) {
+      if (level >= 17 && data.length > 100000) continue; // the slowest levels only on the smaller inputs
+      const c = api.compress(data, level);
+      row.push(`${level}: ${bytesOut(c)}`);
+      const d = api.decompress(c);
+      ctx.check(equalBytes(d, data), `${name} level ${level} does not round-trip`);
+      if (cli && (level === 1 || level === 9 || level === 19 || level === -7)) {
+        const viaCli = cli(["-d", "-c"], c);
+        ctx.check(viaCli !== null && equalBytes(viaCli, data), `zstd (the CLI) cannot decode ${name} level ${level}`);
+      }
+    }
+    compressed[name] = row;
+  }
+  out.compressed = compressed;
+
+  // Frames from the reference implementation, decoded in the wasm (cross-check only).
+  if (cli) {
+    for (const name of ["dom", "js", "skewed", "unicode"]) {
+      const data = inputs[name]!;
+      const file = dir.write(`cli-${name}.bin`, data);
+      for (const args of [["-1"], ["-6"], ["-19"], ["--fast=3"], ["-3", "--long=24"]]) {
+        const c = cli([...args, "-c", file], new Uint8Array(0));
+        const d = c ? attempt(() => api.decompress(c)) : "zstd CLI failed";
+        ctx.check(d === bytesOut(data), `the wasm does not decode the zstd CLI's ${name} ${args.join(" ")}: ${String(d)}`);
+      }
+    }
+  }
+
+  // Dictionaries (raw content): many small messages that share vocabulary.
+  const dictText = inputs.js!.subarray(0, 16384);
+  const cctx = api.createCCtx();
+  const dctx = api.createDCtx();
+  const withDict: Output[] = [];
+  const text = new TextDecoder().decode(inputs.js!);
+  for (let i = 0; i < 40; i++) {
+    const msg = enc.encode(text.slice(20000 + i * 997, 20000 + i * 997 + 200 + ((i * 131) % 1500)));
+    for (const level of [1, 3, 9, 19]) {
+      const c = api.compressUsingDict(cctx, msg, dictText, level);
+      withDict.push(bytesOut(c));
+      ctx.check(equalBytes(api.decompressUsingDict(dctx, c, dictText), msg), `dictionary message ${i} level ${level} does not round-trip`);
+    }
+  }
+  api.freeCCtx(cctx);
+  api.freeDCtx(dctx);
+  out.dictionary = withDict;
+
+  // Corrupt, truncated and unusual frames: the error codes come from the wasm.
+  const good = api.compress(inputs.js!, 5);
+  const odd: Output[] = [];
+  odd.push(attempt(() => api.decompress(good.subarray(0, good.length - 7))));
+  for (const at of [0, 5, 40, good.length >> 1, good.length - 3]) {
+    const bad = good.slice();
+    bad[at] = bad[at]! ^ 0x21;
+    odd.push(attempt(() => api.decompress(bad)));
+  }
+  odd.push(attempt(() => api.decompress(randomBytes(31, 3000))));
+  const two = new Uint8Array(good.length * 2);
+  two.set(good);
+  two.set(good, good.length);
+  odd.push(attempt(() => api.decompress(two, { defaultHeapSize: 4 << 20 })));
+  const dictFrame = api.compressUsingDict(api.createCCtx(), inputs.unicode!, dictText, 3);
+  odd.push(attempt(() => api.decompress(dictFrame))); // needs the dictionary
+  out.unusual = odd;
+  return out;
+}
+
+export const workload: Workload = {
+  name: "zstd-wasm",
+  size: "small",
+  description: "Zstandard: levels -7..22 on text/binary/random inputs, dictionaries, corrupt and multi-frame input; vs the zstd CLI when installed",
+  wasm: () => [{ name: "zstd", bytes: corpusEntry("zstd").bytes() }],
+  async run(wasm, ctx) {
+    return withTempDir("zstd", async (dir) => {
+      dir.copyFromPackage("@bokuweb/zstd-wasm", "dist/common", "common");
+      dir.write("package.json", JSON.stringify({ type: "commonjs" }));
+      dir.write("common/zstd.wasm", wasm[0]!);
+      const api = requireFrom<ZstdApi>(dir.file("common/index.node.js"));
+      return exercise(api, ctx, dir);
+    });
+  },
+};

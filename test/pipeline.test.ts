@@ -1,0 +1,325 @@
+// The library entry and the pipeline: pass resolution, byte accounting,
+// undoing passes that grow the module, the identity rule, validation of the
+// output, error classes, progress; and the CLI's in-process paths that a child
+// process cannot reach (internal errors, the progress bar).
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  InternalError,
+  UnknownPassError,
+  WasmDecodeError,
+  WasmValidationError,
+  formatSizeTable,
+  listPasses,
+  optimize,
+  percentChange,
+  registerPass,
+  scanSections,
+  unregisterPass,
+  type Pass,
+} from "../src/index.js";
+import { runSafely, type CliIO } from "../src/cli/run.js";
+
+declare const WebAssembly: { validate(bytes: Uint8Array): boolean };
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const EXAMPLE = new Uint8Array(readFileSync(join(ROOT, "examples/hello.wasm")));
+
+const shrink: Pass = {
+  name: "test-drop-names",
+  description: "drops the name section",
+  run(m) {
+    const before = m.customs.length;
+    m.customs = m.customs.filter((c) => c.name !== "name");
+    m.names = null;
+    return { changed: m.customs.length !== before, stats: { dropped: before - m.customs.length } };
+  },
+};
+const grow = (mayGrow: boolean): Pass => ({
+  name: mayGrow ? "test-grow-enabling" : "test-grow",
+  description: "adds a custom section",
+  mayGrow,
+  run(m, ctx) {
+    m.customs.push({ name: "padding", bytes: new Uint8Array(100), after: 0 });
+    ctx.progress(0.5);
+    ctx.note("added 100 bytes");
+    return { changed: true };
+  },
+});
+const corrupt: Pass = {
+  name: "test-corrupt",
+  description: "points a function at a type that does not exist (same size)",
+  run(m) {
+    m.functions[0]!.typeIndex = 120;
+    return { changed: true };
+  },
+};
+const boom: Pass = {
+  name: "test-boom",
+  description: "throws",
+  run() {
+    throw new TypeError("boom");
+  },
+};
+
+test("the example module is valid", () => {
+  assert.ok(WebAssembly.validate(EXAMPLE));
+});
+
+test("identity: [] and ['none'] read, validate and rewrite; output valid and not larger", () => {
+  for (const passes of [[], ["none"], ["identity"]]) {
+    const { binary, report } = optimize(EXAMPLE, { passes });
+    assert.ok(WebAssembly.validate(binary));
+    assert.ok(binary.length <= EXAMPLE.length);
+    assert.equal(report.sizes.file.before, EXAMPLE.length);
+    assert.equal(report.sizes.file.after, binary.length);
+    assert.ok(report.sizes.code.before > 0 && report.sizes.code.after > 0);
+    assert.ok(report.sizes.custom.before > 0, "the example has a name section");
+    assert.equal(report.passes.length, passes[0] === "identity" ? 1 : 0);
+    assert.deepEqual(report.validated, { input: true, output: true });
+    assert.equal(report.keptInput, false);
+  }
+});
+
+test("deterministic: same input and options give identical bytes", () => {
+  const a = optimize(EXAMPLE, { passes: [shrink] }).binary;
+  const b = optimize(EXAMPLE, { passes: [shrink] }).binary;
+  assert.deepEqual(a, b);
+});
+
+test("unknown pass names throw UnknownPassError listing the known passes", () => {
+  assert.throws(
+    () => optimize(EXAMPLE, { passes: ["identity", "nope", "nada"] }),
+    (e: unknown) =>
+      e instanceof UnknownPassError &&
+      e.names.join() === "nope,nada" &&
+      e.known.includes("identity") &&
+      /unknown passes "nope", "nada"; known passes: .*identity/.test(e.message),
+  );
+  assert.throws(() => optimize(EXAMPLE, { passes: ["none", "identity"] }), UnknownPassError);
+});
+
+test("a pass that shrinks the module is kept and accounted", () => {
+  const { binary, report } = optimize(EXAMPLE, { passes: [shrink] });
+  const p = report.passes[0]!;
+  assert.equal(p.name, "test-drop-names");
+  assert.equal(p.changed, true);
+  assert.equal(p.kept, true);
+  assert.ok(p.bytesAfter < p.bytesBefore);
+  assert.equal(p.bytesAfter, binary.length);
+  assert.deepEqual(p.stats, { dropped: 1 });
+  assert.equal(report.sizes.custom.after, 0);
+  assert.equal(percentChange(report.sizes.custom), "-100.00%");
+  assert.ok(!scanSections(binary).some((s) => s.id === 0));
+});
+
+test("a pass that grows the module is undone; later passes still run", () => {
+  const { binary, report } = optimize(EXAMPLE, { passes: [grow(false), shrink] });
+  const [g, s] = report.passes;
+  assert.equal(g!.kept, false);
+  assert.equal(g!.bytesAfter, g!.bytesBefore);
+  assert.ok(g!.notes.some((n) => /undone: the module grew/.test(n)));
+  assert.ok(g!.notes.includes("added 100 bytes"));
+  assert.equal(s!.kept, true);
+  assert.ok(!scanSections(binary).some((x) => x.name === "custom:padding"));
+  assert.ok(WebAssembly.validate(binary));
+});
+
+test("identity rule: if the result is larger than the input, the input is returned unchanged", () => {
+  const { binary, report } = optimize(EXAMPLE, { passes: [grow(true)] });
+  assert.equal(report.passes[0]!.kept, true, "an enabling pass is not undone");
+  assert.ok(report.passes[0]!.bytesAfter > EXAMPLE.length);
+  assert.deepEqual(binary, EXAMPLE);
+  assert.notEqual(binary, EXAMPLE, "a copy, not the caller's array");
+  assert.equal(report.keptInput, true);
+  assert.deepEqual(report.sizes.file, { before: EXAMPLE.length, after: EXAMPLE.length });
+  assert.match(report.notes.join("\n"), /larger than the input .*returned the input unchanged/);
+});
+
+test("malformed input throws WasmDecodeError, invalid input WasmValidationError", () => {
+  assert.throws(() => optimize(new Uint8Array([0, 0x61, 0x73, 0x6d, 2, 0, 0, 0])), WasmDecodeError);
+  // (func (result i32) i64.const 0)
+  const bad = new Uint8Array([
+    0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 5, 1, 0x60, 0, 1, 0x7f, 3, 2, 1, 0, 10, 6, 1, 4, 0, 0x42, 0, 0x0b,
+  ]);
+  assert.throws(() => optimize(bad), (e: unknown) => e instanceof WasmValidationError && /function 0/.test(e.message));
+  // without validation, the identity pipeline copies the body as it is
+  const { binary, report } = optimize(bad, { validate: false, passes: [] });
+  assert.deepEqual(binary, bad);
+  assert.deepEqual(report.validated, { input: false, output: false });
+});
+
+test("a pass that throws becomes an InternalError naming the pass", () => {
+  assert.throws(
+    () => optimize(EXAMPLE, { passes: [boom] }),
+    (e: unknown) => e instanceof InternalError && e.pass === "test-boom" && /pass "test-boom" failed: boom/.test(e.message) && e.cause instanceof TypeError,
+  );
+});
+
+test("an invalid output is an InternalError, never returned; checked mode names the pass", () => {
+  assert.throws(() => optimize(EXAMPLE, { passes: [corrupt] }), (e: unknown) => e instanceof InternalError && /does not validate.*test-corrupt/.test(e.message));
+  assert.throws(
+    () => optimize(EXAMPLE, { passes: [corrupt, shrink], checked: true }),
+    (e: unknown) => e instanceof InternalError && e.pass === "test-corrupt" && /produced an invalid module/.test(e.message),
+  );
+});
+
+test("the merge map survives an undone pass (origins are restored after the re-read)", () => {
+  const { report } = optimize(EXAMPLE, { passes: ["fold-functions", grow(false), "cleanup"], keepExportIdentity: false });
+  assert.equal(report.passes[1]!.kept, false);
+  assert.deepEqual(report.mergeMap, [
+    { function: { origin: 5, name: "max_b" }, became: "folded", into: { origin: 4, name: "max_a", output: 4 } },
+  ]);
+  const kept = optimize(EXAMPLE, { passes: ["fold-functions"], keepExportIdentity: true }).report.mergeMap;
+  assert.deepEqual(kept.map((e) => [e.function.name, e.became, e.into.name]), [["max_b", "thunk", "max_a"]]);
+  assert.deepEqual(optimize(EXAMPLE, { passes: [] }).report.mergeMap, []);
+});
+
+test("onProgress: phases in order, done never decreases, ends at total", () => {
+  const seen: [number, number, string][] = [];
+  optimize(EXAMPLE, { passes: [grow(false), shrink], onProgress: (d, t, p) => seen.push([d, t, p]) });
+  const total = seen[0]![1];
+  assert.equal(total, 2 + 2 + 2);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i]![0] >= seen[i - 1]![0], "monotonic");
+  assert.deepEqual(seen.at(-1), [total, total, "done"]);
+  const phases = [...new Set(seen.map((s) => s[2]))];
+  assert.deepEqual(phases, ["read", "validate input", "write", "pass test-grow", "pass test-drop-names", "validate output", "done"]);
+  assert.ok(seen.some(([d, , p]) => p === "pass test-grow" && d % 1 === 0.5), "fraction reported inside a pass");
+});
+
+test("the registry: names are checked, duplicates refused, identity is built in", () => {
+  assert.ok(listPasses().some((p) => p.name === "identity"));
+  assert.throws(() => registerPass({ ...shrink, name: "Bad Name" }), /invalid pass name/);
+  assert.throws(() => registerPass({ ...shrink, name: "none" }), /reserved/);
+  assert.throws(() => registerPass({ ...shrink, name: "identity" }), /already registered/);
+});
+
+test("size table format", () => {
+  const { report } = optimize(EXAMPLE, { passes: [shrink] });
+  const lines = formatSizeTable(report).split("\n");
+  assert.equal(lines.length, 4);
+  assert.match(lines[0]!, /^\s+before\s+after\s+change$/);
+  assert.match(lines[3]!, /^custom sections\s+\d+\s+0\s+-100\.00%$/);
+  assert.equal(percentChange({ before: 0, after: 0 }), "-");
+  assert.equal(percentChange({ before: 1000, after: 1000 }), "0.00%");
+  assert.equal(percentChange({ before: 1000, after: 1234 }), "+23.40%");
+});
+
+test("no Node APIs in the core: only src/cli imports node: modules", () => {
+  const src = join(ROOT, "src");
+  const offenders: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (relative(src, p) !== "cli") walk(p);
+      } else if (e.name.endsWith(".ts")) {
+        const text = readFileSync(p, "utf8");
+        const nodeImport = /^\s*(import|export)\b[^;]*?from\s+["'](node:|(fs|path|os|crypto|child_process|util|url|worker_threads)["'])/m;
+        const nodeGlobal = /\brequire\(|\bimport\(\s*["']node:|\bprocess\.(env|argv|exit|stdout|stderr|cwd|platform|hrtime)\b|\bBuffer\.(from|alloc|concat)\b/;
+        if (nodeImport.test(text) || nodeGlobal.test(text)) {
+          offenders.push(relative(ROOT, p));
+        }
+      }
+    }
+  };
+  walk(src);
+  assert.deepEqual(offenders, []);
+});
+
+// ---------------------------------------------------------------- CLI paths tested in-process
+
+function io(opts: { tty?: boolean; now?: () => number; debug?: boolean } = {}): CliIO & { out: string; err: string } {
+  const r = {
+    out: "",
+    err: "",
+    stdout: (s: string) => void (r.out += s),
+    stderr: (s: string) => void (r.err += s),
+    stderrIsTTY: opts.tty ?? false,
+    env: { WASM_COMPACT_DEBUG: opts.debug ? "1" : undefined },
+    now: opts.now,
+  };
+  return r;
+}
+
+function scratch(): { dir: string; input: string; output: string } {
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-pipe-"));
+  const input = join(dir, "in.wasm");
+  writeFileSync(input, EXAMPLE);
+  return { dir, input, output: join(dir, "out.wasm") };
+}
+
+test("CLI: an internal error exits 3 with 'internal error' and a hint, no stack, nothing written", () => {
+  registerPass(boom);
+  try {
+    const { dir, input, output } = scratch();
+    const r = io();
+    assert.equal(runSafely([input, "-o", output, "--passes", "test-boom"], r), 3);
+    const lines = r.err.trimEnd().split("\n");
+    assert.equal(lines.length, 2);
+    assert.equal(lines[0], 'internal error: pass "test-boom" failed: boom');
+    assert.match(lines[1]!, /bug.*report.*WASM_COMPACT_DEBUG=1/);
+    assert.deepEqual(readdirSync(dir), ["in.wasm"]);
+
+    const d = io({ debug: true });
+    assert.equal(runSafely([input, "-o", output, "--passes", "test-boom"], d), 3);
+    assert.match(d.err, /\n\s+at /, "stack with WASM_COMPACT_DEBUG=1");
+    assert.match(d.err, /caused by: TypeError: boom/);
+    assert.deepEqual(readdirSync(dir), ["in.wasm"]);
+    rmSync(dir, { recursive: true });
+  } finally {
+    unregisterPass("test-boom");
+  }
+});
+
+test("CLI: an output that does not validate exits 3 and is not written", () => {
+  registerPass(corrupt);
+  try {
+    const { dir, input, output } = scratch();
+    const r = io();
+    // raw target: the corrupted module is the same size, so no size judgement undoes it
+    assert.equal(runSafely([input, "-o", output, "--passes", "test-corrupt", "--target", "raw"], r), 3);
+    assert.match(r.err, /^internal error: the optimized module does not validate/);
+    assert.deepEqual(readdirSync(dir), ["in.wasm"]);
+    rmSync(dir, { recursive: true });
+  } finally {
+    unregisterPass("test-corrupt");
+  }
+});
+
+test("CLI: the progress bar appears only on a TTY and only after a second", () => {
+  registerPass(grow(false));
+  try {
+    const { dir, input, output } = scratch();
+    const args = [input, "-o", output, "--passes", "test-grow"];
+    let t = 0;
+    const slow = io({ tty: true, now: () => (t += 400) }); // every clock read is 0.4 s later
+    assert.equal(runSafely(args, slow), 0, slow.err);
+    assert.match(slow.err, /\r\[[#-]{30}\]\s+\d+%  /, "bar drawn");
+    assert.match(slow.err, /\r\x1b\[K(?!.*\r\[)/s, "and erased before the summary");
+    assert.match(slow.err, /^whole file/m);
+
+    let u = 0;
+    const fast = io({ tty: true, now: () => (u += 1) });
+    assert.equal(runSafely(args, fast), 0);
+    assert.doesNotMatch(fast.err, /\r/, "no bar for a short run");
+
+    let v = 0;
+    const pipe = io({ tty: false, now: () => (v += 400) });
+    assert.equal(runSafely(args, pipe), 0);
+    assert.doesNotMatch(pipe.err, /\r/, "no bar when stderr is not a terminal");
+
+    let w = 0;
+    const quiet = io({ tty: true, now: () => (w += 400) });
+    assert.equal(runSafely([...args, "--quiet"], quiet), 0);
+    assert.equal(quiet.err, "");
+    rmSync(dir, { recursive: true });
+  } finally {
+    unregisterPass("test-grow");
+  }
+});
