@@ -444,8 +444,9 @@ export function summarize(files: readonly FileResult[], runtime: readonly Runtim
 }
 
 function writeAtomic(path: string, text: string): void {
-  writeFileSync(`${path}.tmp`, text);
-  renameSync(`${path}.tmp`, path);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
 }
 
 export async function main(argv: string[]): Promise<number> {

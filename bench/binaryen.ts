@@ -67,9 +67,11 @@ export async function wasmOptCached(
   const bytes = new Uint8Array(readFileSync(outPath));
   const run = { wallMs: m.wallMs, peakRssKiB: m.peakRssKiB, when: new Date().toISOString() };
   // Write whole files under temporary names, then rename: a killed run never leaves a half cache entry.
-  writeFileSync(`${wasmPath}.tmp`, bytes);
-  renameSync(`${wasmPath}.tmp`, wasmPath);
-  writeFileSync(`${metaPath}.tmp`, JSON.stringify({ args, binaryen: binaryenVersion(), sha256: sha256(bytes), run }, null, 2));
-  renameSync(`${metaPath}.tmp`, metaPath);
+  // (The temporary names carry the pid, so two benchmarks filling the same entry do not trip over each other.)
+  writeFileSync(`${wasmPath}.${process.pid}.tmp`, bytes);
+  renameSync(`${wasmPath}.${process.pid}.tmp`, wasmPath);
+  const meta = JSON.stringify({ args, binaryen: binaryenVersion(), sha256: sha256(bytes), run }, null, 2);
+  writeFileSync(`${metaPath}.${process.pid}.tmp`, meta);
+  renameSync(`${metaPath}.${process.pid}.tmp`, metaPath);
   return { bytes, cached: false, run };
 }

@@ -157,16 +157,21 @@ function intervalChart(r: BenchResults): string {
   if (rows.length === 0) return "<p><em>No runtime measurements.</em></p>";
   const left = 190;
   const width = 520;
-  const top = 24;
-  const rowH = 22;
+  const top = 34;
+  const rowH = 26;
   const h = top + rows.length * rowH + 30;
-  const vals = rows.flatMap((w) => [w.slowdown.ratio, w.slowdown.lo, w.slowdown.hi].filter((v): v is number => v !== null && Number.isFinite(v)));
+  const vals = rows.flatMap((w) =>
+    [w.slowdown.ratio, w.slowdown.lo, w.slowdown.hi, w.cpuSlowdown.ratio, w.cpuSlowdown.lo, w.cpuSlowdown.hi].filter(
+      (v): v is number => v !== null && Number.isFinite(v),
+    ),
+  );
   let ext = Math.max(0.05, r.options.targetHalfWidth * 2, ...vals.map((v) => Math.abs(v - 1)));
   const step = niceStep(2 * ext, 6);
   ext = Math.ceil(ext / step) * step;
   const x = (v: number): number => left + ((v - (1 - ext)) / (2 * ext)) * width;
   let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 40}" height="${h}" role="img" aria-label="runtime slowdown">`;
   const band = r.options.targetHalfWidth;
+  svg += legend([{ label: "wall time", color: "#4e79a7" }, { label: "CPU time", color: "#f28e2b" }], left, 14);
   svg += `<rect x="${x(1 - band)}" y="${top - 6}" width="${x(1 + band) - x(1 - band)}" height="${h - top - 18}" fill="#eef5ee"><title>±${(band * 100).toFixed(1)} % target</title></rect>`;
   for (let t = 1 - ext; t <= 1 + ext + 1e-9; t += step) {
     svg += `<line x1="${x(t)}" y1="${top - 6}" x2="${x(t)}" y2="${h - 24}" stroke="${Math.abs(t - 1) < 1e-9 ? "#333" : "#ddd"}"/>`;
@@ -175,18 +180,23 @@ function intervalChart(r: BenchResults): string {
   rows.forEach((w, i) => {
     const y = top + i * rowH + rowH / 2;
     svg += `<text x="${left - 8}" y="${y + 4}" text-anchor="end" ${FONT}>${esc(w.workload)}</text>`;
-    const c = w.slowdown;
-    const title = `${w.workload}: ${fmtInterval(c)}, stopped by ${w.stoppedBy}; CPU time ${fmtInterval(w.cpuSlowdown)}`;
-    if (c.lo !== null && c.hi !== null) {
-      svg += `<line x1="${x(Math.max(c.lo, 1 - ext))}" y1="${y}" x2="${x(Math.min(c.hi, 1 + ext))}" y2="${y}" stroke="#333" stroke-width="2"><title>${esc(title)}</title></line>`;
-    }
-    if (Number.isFinite(c.ratio)) {
-      const cx = x(Math.min(Math.max(c.ratio, 1 - ext), 1 + ext));
-      svg += `<circle cx="${cx}" cy="${y}" r="4" fill="${w.error ? "#e15759" : "#4e79a7"}"><title>${esc(title)}</title></circle>`;
+    const marks: [typeof w.slowdown, string, number, string][] = [
+      [w.slowdown, w.error ? "#e15759" : "#4e79a7", -4, "wall time"],
+      [w.cpuSlowdown, "#f28e2b", 4, "CPU time"],
+    ];
+    for (const [c, color, dy, what] of marks) {
+      const title = `${w.workload} (${what}): ${fmtInterval(c)}, stopped by ${w.stoppedBy}`;
+      if (c.lo !== null && c.hi !== null) {
+        svg += `<line x1="${x(Math.max(c.lo, 1 - ext))}" y1="${y + dy}" x2="${x(Math.min(c.hi, 1 + ext))}" y2="${y + dy}" stroke="${color}" stroke-width="2"><title>${esc(title)}</title></line>`;
+      }
+      if (Number.isFinite(c.ratio)) {
+        const cx = x(Math.min(Math.max(c.ratio, 1 - ext), 1 + ext));
+        svg += `<circle cx="${cx}" cy="${y + dy}" r="3.5" fill="${color}"><title>${esc(title)}</title></circle>`;
+      }
     }
   });
   svg += `</svg>`;
-  return `<figure>${svg}<figcaption>Runtime slowdown (optimized / baseline) with 95 % interval; shaded: ±${(band * 100).toFixed(1)} % target. Below 1 = faster.</figcaption></figure>`;
+  return `<figure>${svg}<figcaption>Runtime slowdown (optimized / baseline) with 95 % intervals, wall time (what a user waits for; the stopping rule uses it) and CPU time of the process (less sensitive to a busy machine); shaded: ±${(band * 100).toFixed(1)} % target. Below 1 = faster. No whisker: too few pairs for an interval.</figcaption></figure>`;
 }
 
 function sectionGroup(name: string): string {

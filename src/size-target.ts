@@ -22,8 +22,17 @@ export interface Sizes {
   brotli?: number;
 }
 
+/** A content key for the measurement cache (length + FNV-1a over the bytes). */
+function contentKey(b: Uint8Array): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return `${b.length}:${(h >>> 0).toString(16)}`;
+}
+
 export class SizeJudge {
-  private cache = new WeakMap<Uint8Array, Sizes>();
+  // Keyed by content: the pipeline and a pass often write the same module
+  // separately, and each compressor run can take a second.
+  private cache = new Map<string, Sizes>();
   /** Number of compressor runs so far (for reports and budgets). */
   measurements = 0;
 
@@ -43,7 +52,9 @@ export class SizeJudge {
   }
 
   sizes(bytes: Uint8Array): Sizes {
-    let s = this.cache.get(bytes);
+    if (this.target === "raw") return { raw: bytes.length };
+    const key = contentKey(bytes);
+    let s = this.cache.get(key);
     if (s) return s;
     s = { raw: bytes.length };
     if (this.target === "gzip" || this.target === "balanced") {
@@ -54,7 +65,8 @@ export class SizeJudge {
       s.brotli = this.measures.brotli!(bytes);
       this.measurements++;
     }
-    this.cache.set(bytes, s);
+    if (this.cache.size > 64) this.cache.clear();
+    this.cache.set(key, s);
     return s;
   }
 

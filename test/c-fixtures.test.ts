@@ -80,9 +80,10 @@ describe("C/C++ fixtures: behaviour before and after optimization", { concurrenc
     assert.deepEqual(oracleOptions().passes, passes);
   });
   for (const f of listFixtures()) {
-    it(f.name, async () => {
+    it(f.name, async (t) => {
       assert.ok(existsSync(f.wasmPath), `${f.wasmPath} is missing: run scripts/build-fixtures.sh`);
       const r = await checkFixture(f);
+      t.diagnostic(`${r.bytesBefore} -> ${r.bytesAfter} bytes, ${r.workloads.length} workloads`);
       const failure = describeFailures(r);
       assert.equal(failure, null, failure ?? "");
     });

@@ -165,3 +165,40 @@ test("cleanup removes dead functions, dead globals and unreachable code", async 
   assert.ok(s.instructionsRemoved! >= 5);
   await sameBehaviour(input, binary, [["run", [1]], ["run", [2]]]);
 });
+
+test("fold-functions keeps table slots distinct; exported tables keep identities with keepExportIdentity", async () => {
+  const wat = (exportTable: boolean) => `(module
+    (type $t (func (param i32) (result i32)))
+    (table $tab ${exportTable ? '(export "tab")' : ""} 4 funcref)
+    (func $a (type $t) (local i32) ${BODY("21")})
+    (func $b (type $t) (local i32) ${BODY("21")})
+    (elem (i32.const 1) $a $b)
+    (func (export "run") (param i32) (result i32)
+      (i32.add (call_indirect (type $t) (local.get 0) (i32.const 1)) (call_indirect (type $t) (local.get 0) (i32.const 2)))))`;
+  const plain = await run(wat(false), ["fold-functions"]);
+  assert.equal(plain.m.functions.length, 2, "b folded into a");
+  assert.deepEqual((plain.m.elements[0]!.items as { funcs: number[] }).funcs, [0, 0], "both slots stay, pointing at one function");
+  await sameBehaviour(plain.input, plain.binary, [["run", [7]], ["run", [-1]]]);
+  const kept = await run(wat(true), ["fold-functions"], { keepExportIdentity: true });
+  assert.equal(kept.m.functions.length, 3, "the host can read the table: b stays a function (a thunk)");
+  const t = (await exportsOf(kept.binary)).tab as unknown as WebAssembly.Table;
+  assert.notEqual(t.get(1), t.get(2));
+  await sameBehaviour(kept.input, kept.binary, [["run", [7]]]);
+});
+
+test("merge-functions leaves alone what it cannot parameterize: v128 constants, type immediates", async () => {
+  const simd = (k: number) => `(func (param i32) (result i32) (local i32 v128)
+      (local.set 2 (v128.const i32x4 ${k} 2 3 4)) ${BODY("5")} drop
+      (i32x4.extract_lane 0 (i32x4.add (local.get 2) (i32x4.splat (local.get 0)))))`;
+  const gc = (field: string) => `(func (param i32) (result i32) (local i32)
+      (drop (struct.new $${field} (local.get 0))) ${BODY("9")})`;
+  const wat = `(module
+    (type $s1 (struct (field i32)))
+    (type $s2 (struct (field (mut i32))))
+    ${simd(1)} ${simd(100)} ${gc("s1")} ${gc("s2")}
+    (func (export "run") (param i32) (result i32)
+      (i32.add (i32.add (call 0 (local.get 0)) (call 1 (local.get 0))) (i32.add (call 2 (local.get 0)) (call 3 (local.get 0))))))`;
+  const { input, binary, report } = await run(wat, ["merge-functions"]);
+  assert.equal(report.passes[0]!.stats?.functionsMerged ?? 0, 0);
+  assert.equal(binary.length, input.length);
+});

@@ -5,6 +5,7 @@
 import { ByteReader, decodeUtf8 } from "./bytes.js";
 import { WasmDecodeError } from "./errors.js";
 import { decodeInstructions } from "./code-reader.js";
+import { idOf } from "./opcodes/index.js";
 import { readHeapType, readValType } from "./type-reader.js";
 
 export { readHeapType, readValType };
@@ -214,7 +215,6 @@ export function readModule(bytes: Uint8Array, options: ReadOptions = {}): Module
   if (dataCount !== null && m.data.length === 0 && dataCount !== 0) {
     throw new WasmDecodeError(`data count and data section have inconsistent lengths (data count ${dataCount}, no data section)`, bytes.length);
   }
-  if (!m.hasDataCount) requireNoDataCountUses(m);
 
   if (options.decodeBodies) decodeAllBodies(m);
   return m;
@@ -366,6 +366,26 @@ function readImports(s: ByteReader, m: Module): void {
 // ---- constant expressions, elements ----
 
 export function readConstExpr(s: ByteReader): ConstExpr {
+  // Fast path for the common `i32.const N end` (data and element offsets:
+  // esbuild has 98k of them): exact-size arrays, no builder.
+  const at = s.pos;
+  if (s.buf[at] === 0x41) {
+    s.pos++;
+    const v = s.s32();
+    if (s.pos < s.end && s.buf[s.pos] === 0x0b) {
+      s.pos++;
+      const offsets = new Uint32Array(2);
+      offsets[0] = s.base + at;
+      offsets[1] = s.base + s.pos - 1;
+      const imm = new Int32Array(1);
+      imm[0] = v;
+      const immStart = new Uint32Array(3);
+      immStart[1] = 1;
+      immStart[2] = 1;
+      return { body: { count: 2, ops: new Uint16Array([I32_CONST_ID, END_ID]), immStart, imm, offsets } };
+    }
+    s.pos = at;
+  }
   const { body, end } = decodeInstructions(s.buf, s.pos, s.end, s.base, true, s.section);
   s.pos = end;
   return { body };
@@ -447,7 +467,7 @@ export function decodeFunctionBody(m: Module, f: Func): Body {
   if (end !== raw.length) {
     throw new WasmDecodeError(`section size mismatch: ${raw.length - end} bytes after the end of function body`, base + end, "code");
   }
-  void m;
+  if (!m.hasDataCount) requireDataCount(body, f);
   f.body = body;
   return body;
 }
@@ -457,35 +477,23 @@ export function decodeAllBodies(m: Module): void {
 }
 
 /**
- * Without a data count section, memory.init and data.drop cannot be
- * decoded in a single pass; the spec makes their use malformed.
+ * Without a data count section, memory.init and data.drop cannot be decoded
+ * in a single pass; the spec makes their use malformed. Checked as each body
+ * is decoded, so reading stays lazy.
  */
-function requireNoDataCountUses(m: Module): void {
-  // memory.init = 0xfc 0x08, data.drop = 0xfc 0x09. A byte scan can give
-  // false hits inside immediates, so confirm by decoding the candidates.
-  for (const f of m.functions) {
-    const raw = f.raw;
-    if (!raw) continue;
-    let hit = false;
-    for (let i = f.codeOffset - f.rawOffset; i + 1 < raw.length; i++) {
-      if (raw[i] === 0xfc && (raw[i + 1] === 0x08 || raw[i + 1] === 0x09)) {
-        hit = true;
-        break;
-      }
-    }
-    if (!hit) continue;
-    const body = decodeFunctionBody(m, f);
-    for (let i = 0; i < body.count; i++) {
-      if (body.ops[i] === MEMORY_INIT_ID || body.ops[i] === DATA_DROP_ID) {
-        throw new WasmDecodeError("data count section required (memory.init or data.drop used without one)", body.offsets ? body.offsets[i]! : f.rawOffset, "code");
-      }
+function requireDataCount(body: Body, f: Func): void {
+  for (let i = 0; i < body.count; i++) {
+    const op = body.ops[i];
+    if (op === MEMORY_INIT_ID || op === DATA_DROP_ID) {
+      throw new WasmDecodeError("data count section required (memory.init or data.drop used without one)", body.offsets ? body.offsets[i]! : f.rawOffset, "code");
     }
   }
 }
 
-import { idOf } from "./opcodes/index.js";
 const MEMORY_INIT_ID = idOf("memory.init");
 const DATA_DROP_ID = idOf("data.drop");
+const I32_CONST_ID = idOf("i32.const");
+const END_ID = idOf("end");
 
 // ---- custom sections ----
 

@@ -95,12 +95,18 @@ export class BodyBuilder {
 
   finish(): Body {
     this.immStart[this.count] = this.immLen;
+    // Copy to exact size when the capacity is well above what was used, so
+    // a decoded module does not keep its over-allocation alive.
+    const n = this.count;
+    const loose = this.ops.length > n + (n >> 2) + 8;
+    const cut = <T extends Uint16Array | Uint32Array | Int32Array>(a: T, len: number): T =>
+      (loose ? a.slice(0, len) : a.subarray(0, len)) as T;
     return {
-      count: this.count,
-      ops: this.ops.subarray(0, this.count),
-      immStart: this.immStart.subarray(0, this.count + 1),
-      imm: this.imm.subarray(0, this.immLen),
-      offsets: this.offsets ? this.offsets.subarray(0, this.count) : null,
+      count: n,
+      ops: cut(this.ops, n),
+      immStart: cut(this.immStart, n + 1),
+      imm: this.imm.length > this.immLen + (this.immLen >> 2) + 8 ? this.imm.slice(0, this.immLen) : this.imm.subarray(0, this.immLen),
+      offsets: this.offsets ? cut(this.offsets, n) : null,
     };
   }
 }

@@ -13,6 +13,7 @@ import type { Module } from "../ir/module.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import { functionCost, paramCount, setBody, thunkBody } from "./thunk.js";
 import { funcLabel, type MergeMapEntry } from "./merge-map.js";
+import { cleanup } from "./cleanup.js";
 
 const MODE: ShapeMode = { skipFuncs: true, skipConsts: false };
 
@@ -115,8 +116,32 @@ export const foldFunctionsPass: Pass = {
   name: "fold-functions",
   description: "fold identical functions, including mutually recursive clones (partition refinement over the call graph)",
   run(m: Module, ctx: PassContext): PassResult {
-    const r = foldFunctions(m, ctx.options?.keepExportIdentity ?? false);
-    for (const e of r.entries) ctx.record?.(e);
-    return { changed: r.folded + r.thunks > 0, stats: { functionsFolded: r.folded, thunks: r.thunks, identicalClasses: r.classes } };
+    // Fold and clean up to a fixed point: removing dead code can make more
+    // functions identical.
+    const total = { folded: 0, thunks: 0, classes: 0, rounds: 0, functionsRemoved: 0, instructionsRemoved: 0 };
+    for (;;) {
+      const c = cleanup(m);
+      total.functionsRemoved += c.functionsRemoved;
+      total.instructionsRemoved += c.instructionsRemoved;
+      const r = foldFunctions(m, ctx.options?.keepExportIdentity ?? false);
+      for (const e of r.entries) ctx.record?.(e);
+      total.rounds++;
+      total.folded += r.folded;
+      total.thunks += r.thunks;
+      total.classes = Math.max(total.classes, r.classes);
+      if (r.folded === 0) break;
+    }
+    const changed = total.folded + total.thunks + total.functionsRemoved + total.instructionsRemoved > 0;
+    return {
+      changed,
+      stats: {
+        functionsFolded: total.folded,
+        thunks: total.thunks,
+        identicalClasses: total.classes,
+        rounds: total.rounds,
+        deadFunctionsRemoved: total.functionsRemoved,
+        deadInstructionsRemoved: total.instructionsRemoved,
+      },
+    };
   },
 };

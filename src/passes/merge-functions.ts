@@ -188,7 +188,10 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
       record(m, r, stats);
     }
   };
-  const batchSize = judge ? Math.max(1, Math.ceil(plans.length / (opts.maxJudgements ?? 24))) : Infinity;
+  // Each judgement compresses the whole module (a brotli q11 run can take
+  // seconds), so by default all raw-paying merges are judged together, once.
+  const budget = opts.maxJudgements ?? 1;
+  const batchSize = judge ? Math.max(1, Math.ceil(plans.length / budget)) : Infinity;
   let segmentOverheadPaid = false;
   let ordinal = -1;
   let batch: Rewrite[] = [];
