@@ -202,3 +202,24 @@ test("merge-functions leaves alone what it cannot parameterize: v128 constants, 
   assert.equal(report.passes[0]!.stats?.functionsMerged ?? 0, 0);
   assert.equal(binary.length, input.length);
 });
+
+test("cleanup turns constant arguments into locals and drops unused parameters", async () => {
+  const wat = `(module
+    (func $scale (param i32 i32 i32) (result i32)
+      (i32.add (i32.mul (local.get 0) (local.get 1)) (i32.const 1)))
+    (func (export "run") (param i32) (result i32)
+      (call $scale (local.get 0) (i32.const 1000) (i32.const 77))
+      (call $scale (i32.add (local.get 0) (i32.const 1)) (i32.const 1000) (local.get 0)) i32.add
+      (call $scale (i32.const 3) (i32.const 1000) (i32.const 5)) i32.add)
+    (func $kept (export "kept") (param i32 i32) (result i32) (local.get 0))
+    (func (export "run2") (result i32) (call $kept (i32.const 1) (i32.const 2))))`;
+  const { input, binary, m, report } = await run(wat, ["cleanup"]);
+  const s = report.passes[0]!.stats!;
+  assert.equal(s.constantsPropagated, 1, "1000 is passed everywhere");
+  assert.equal(s.deadParamsRemoved, 1, "the third parameter is never read");
+  const t = m.types[m.functions[0]!.typeIndex]!.composite;
+  assert.ok(t.kind === "func" && t.params.length === 1);
+  assert.equal(m.types[m.functions[2]!.typeIndex]!.composite.kind === "func" && (m.types[m.functions[2]!.typeIndex]!.composite as { params: unknown[] }).params.length, 2, "an exported function keeps its signature");
+  assert.ok(binary.length < input.length);
+  await sameBehaviour(input, binary, [["run", [0]], ["run", [7]], ["run", [-9]], ["run2", []]]);
+});

@@ -11,6 +11,7 @@ import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
 import type { ConstExpr, Module } from "../ir/module.js";
 import { redirectFunctions } from "../ir/renumber.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
+import { removeParams } from "./params.js";
 
 const ENDERS = new Set(["end", "else", "catch", "catch_all", "delegate"].map(idOf));
 const OPENERS = new Set(["block", "loop", "if", "try", "try_table"].map(idOf));
@@ -149,6 +150,8 @@ export interface CleanupStats {
   functionsRemoved: number;
   globalsRemoved: number;
   instructionsRemoved: number;
+  constantsPropagated: number;
+  deadParamsRemoved: number;
 }
 
 export function cleanup(m: Module): CleanupStats {
@@ -172,14 +175,16 @@ export function cleanup(m: Module): CleanupStats {
     globalsRemoved += g;
     if (g === 0) break;
   }
-  return { functionsRemoved, globalsRemoved, instructionsRemoved };
+  const params = removeParams(m);
+  return { functionsRemoved, globalsRemoved, instructionsRemoved, ...params };
 }
 
 export const cleanupPass: Pass = {
   name: "cleanup",
-  description: "remove unreachable functions, unused globals and code after unconditional branches",
+  description: "remove unreachable functions, unused globals, code after unconditional branches, constant and unused parameters",
   run(m: Module, _ctx: PassContext): PassResult {
     const s = cleanup(m);
-    return { changed: s.functionsRemoved + s.globalsRemoved + s.instructionsRemoved > 0, stats: { ...s } };
+    const changed = s.functionsRemoved + s.globalsRemoved + s.instructionsRemoved + s.constantsPropagated + s.deadParamsRemoved > 0;
+    return { changed, stats: { ...s } };
   },
 };

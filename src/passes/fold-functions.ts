@@ -122,7 +122,7 @@ export const foldFunctionsPass: Pass = {
     for (;;) {
       const c = cleanup(m);
       total.functionsRemoved += c.functionsRemoved;
-      total.instructionsRemoved += c.instructionsRemoved;
+      total.instructionsRemoved += c.instructionsRemoved + c.constantsPropagated + c.deadParamsRemoved;
       const r = foldFunctions(m, ctx.options?.keepExportIdentity ?? false);
       for (const e of r.entries) ctx.record?.(e);
       total.rounds++;

@@ -20,6 +20,7 @@ import type { Pass, PassContext, PassResult } from "./pass.js";
 import { functionCost, setBody, thunkBody, type ThunkArg } from "./thunk.js";
 import { funcLabel, newOrigin, type MergeMapEntry } from "./merge-map.js";
 import { printInstruction } from "../binary/printer.js";
+import { ensureFuncType, findFuncType, funcTypeCost, funcTypeOf } from "../ir/func-types.js";
 import { writeModule } from "../binary/writer.js";
 import type { SizeJudge } from "../size-target.js";
 
@@ -83,29 +84,8 @@ function findCalleeTable(m: Module): CalleeTable | null {
   return { index: 0, existing, added: new Map(), nextSlot: Number(t.type.limits.min) };
 }
 
-function funcTypeOf(m: Module, index: number): number {
-  if (index >= m.numImportedFuncs) return m.functions[index - m.numImportedFuncs]!.typeIndex;
-  let k = 0;
-  for (const imp of m.imports) if (imp.desc.kind === "func" && k++ === index) return imp.desc.typeIndex;
-  throw new Error(`no function ${index}`);
-}
 
-/** An existing plain function type with these params/results, or -1. */
-function findFuncType(m: Module, params: readonly ValType[], results: readonly ValType[]): number {
-  for (const g of m.recGroups) {
-    if (g.count !== 1 || g.explicit) continue;
-    const t = m.types[g.start]!;
-    const c = t.composite;
-    if (c.kind !== "func" || !t.final || t.supertypes.length) continue;
-    if (c.params.length === params.length && c.results.length === results.length &&
-        c.params.every((p, i) => p === params[i]) && c.results.every((r, i) => r === results[i])) return g.start;
-  }
-  return -1;
-}
 
-function typeCost(params: readonly ValType[], results: readonly ValType[]): number {
-  return 1 + u32Size(params.length) + params.length + u32Size(results.length) + results.length;
-}
 
 interface Param {
   type: ValType;
@@ -305,7 +285,7 @@ function concretize(m: Module, table: CalleeTable | null, plan: Plan, payOverhea
   if (repType.kind !== "func") return null;
   const mergedParams = [...repType.params, ...params.map((p) => p.type)];
   const mergedType = findFuncType(m, mergedParams, plan.results);
-  const newTypeBytes = mergedType < 0 ? typeCost(mergedParams, plan.results) : 0;
+  const newTypeBytes = mergedType < 0 ? funcTypeCost(mergedParams, plan.results) : 0;
   const mergedIndex = m.numImportedFuncs + mergedPos;
   const merged: Func = {
     typeIndex: mergedType < 0 ? m.types.length : mergedType,
@@ -339,15 +319,7 @@ function concretize(m: Module, table: CalleeTable | null, plan: Plan, payOverhea
 
 /** Applies a rewrite to `m`: the real module, or a trial clone whose member functions are replaced by copies rather than changed. */
 function applyRewrite(m: Module, r: Rewrite, trial: boolean): void {
-  let typeIndex = r.mergedType;
-  if (typeIndex < 0) {
-    typeIndex = findFuncType(m, r.mergedParams, r.plan.results);
-    if (typeIndex < 0) {
-      typeIndex = m.types.length;
-      m.types.push({ composite: { kind: "func", params: r.mergedParams, results: [...r.plan.results] }, final: true, supertypes: [], form: "bare" });
-      m.recGroups.push({ start: typeIndex, count: 1, explicit: false });
-    }
-  }
+  const typeIndex = r.mergedType >= 0 ? r.mergedType : ensureFuncType(m, r.mergedParams, r.plan.results);
   if (trial) m.functions.push({ ...r.merged, typeIndex });
   else {
     r.merged.typeIndex = typeIndex;
