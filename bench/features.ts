@@ -14,6 +14,7 @@
 
 import { decodeAllBodies, readModule } from "../src/binary/reader.js";
 import { OPS, Imm, type Feature } from "../src/binary/opcodes/index.js";
+import { immWordCount } from "../src/ir/imm-layout.js";
 import type { Body } from "../src/ir/body.js";
 import type { ConstExpr, Module } from "../src/ir/module.js";
 import { FUNCREF, I32, I64, F32, F64, V128, isRef, type ValType } from "../src/ir/types.js";
@@ -231,34 +232,13 @@ function usedFeatures(m: Module): Set<string> {
           if (b.imm[w + 1] !== 0) used.add("multi-memory");
           w += 4;
         } else {
-          w += immWords(k, b.imm, w);
+          w += immWordCount(k, b.imm, w);
         }
       }
     }
   }
 }
 
-/** Number of immediate words of kind `k` starting at `w` (layout in ir/body.ts). */
-function immWords(k: number, imm: Int32Array, w: number): number {
-  switch (k) {
-    case Imm.LabelTable:
-      return imm[w]! + 2;
-    case Imm.I64:
-    case Imm.F64:
-      return 2;
-    case Imm.V128:
-    case Imm.MemArg:
-      return 4;
-    case Imm.Shuffle:
-      return 16;
-    case Imm.ValTypes:
-      return 1 + imm[w]!;
-    case Imm.Catches:
-      return 1 + 3 * imm[w]!;
-    default:
-      return 1;
-  }
-}
 
 function importedGlobalMutable(m: Module, index: number): boolean {
   let k = 0;

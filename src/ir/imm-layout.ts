@@ -24,6 +24,20 @@ export function immWidth(k: ImmKind): number {
   }
 }
 
+/** Number of words the immediate of kind `k` starting at word `w` of `imm` takes (layout in ir/body.ts). */
+export function immWordCount(k: ImmKind, imm: Int32Array, w: number): number {
+  switch (k) {
+    case Imm.LabelTable:
+      return imm[w]! + 2;
+    case Imm.ValTypes:
+      return 1 + imm[w]!;
+    case Imm.Catches:
+      return 1 + 3 * imm[w]!;
+    default:
+      return immWidth(k);
+  }
+}
+
 /** Per op id: word offsets of immediates of `kind`, or null (only ops whose earlier immediates are fixed-width). */
 function offsetsOf(kind: ImmKind): (readonly number[] | null)[] {
   return OPS.map((d) => {

@@ -198,3 +198,16 @@ export function funcTypeIndex(m: Module, index: number): number {
   }
   return m.functions[index - m.numImportedFuncs]!.typeIndex;
 }
+
+/** Every constant expression of the module: global and table initializers, segment offsets, element items. */
+export function constExprs(m: Module): ConstExpr[] {
+  const out: ConstExpr[] = [];
+  for (const g of m.globals) out.push(g.init);
+  for (const t of m.tables) if (t.init) out.push(t.init);
+  for (const e of m.elements) {
+    if (e.mode.kind === "active") out.push(e.mode.offset);
+    if (e.items.kind === "exprs") out.push(...e.items.exprs);
+  }
+  for (const d of m.data) if (d.mode.kind === "active") out.push(d.mode.offset);
+  return out;
+}

@@ -7,7 +7,7 @@
 import { FUNC_WORDS } from "./imm-layout.js";
 import { decodeFunctionBody } from "../binary/reader.js";
 import type { Body } from "./body.js";
-import type { ConstExpr, Module } from "./module.js";
+import { constExprs, type Module } from "./module.js";
 
 /**
  * Redirects and removes functions. `target[i]` is the function that
@@ -46,15 +46,8 @@ export function redirectFunctions(m: Module, target: Int32Array): void {
     const body = f.body ?? decodeFunctionBody(m, f);
     if (rewriteBody(body, fix)) f.dirty = true;
   }
-  const exprs: ConstExpr[] = [];
-  for (const g of m.globals) exprs.push(g.init);
-  for (const t of m.tables) if (t.init) exprs.push(t.init);
-  for (const e of m.elements) {
-    if (e.mode.kind === "active") exprs.push(e.mode.offset);
-    if (e.items.kind === "exprs") exprs.push(...e.items.exprs);
-    else e.items.funcs = e.items.funcs.map(fix);
-  }
-  for (const e of exprs) rewriteBody(e.body, fix);
+  for (const e of m.elements) if (e.items.kind === "funcs") e.items.funcs = e.items.funcs.map(fix);
+  for (const e of constExprs(m)) rewriteBody(e.body, fix);
   for (const e of m.exports) if (e.kind === "func") e.index = fix(e.index);
   if (m.start !== null) m.start = fix(m.start);
 

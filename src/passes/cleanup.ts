@@ -8,7 +8,7 @@ import { decodeFunctionBody } from "../binary/reader.js";
 import { idOf } from "../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
-import type { ConstExpr, Module } from "../ir/module.js";
+import { constExprs, type Module } from "../ir/module.js";
 import { redirectFunctions } from "../ir/renumber.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import { removeParams } from "./params.js";
@@ -20,17 +20,6 @@ const UNCONDITIONAL = new Set(
   ["unreachable", "br", "br_table", "return", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"].map(idOf),
 );
 
-function constExprs(m: Module): ConstExpr[] {
-  const out: ConstExpr[] = [];
-  for (const g of m.globals) out.push(g.init);
-  for (const t of m.tables) if (t.init) out.push(t.init);
-  for (const e of m.elements) {
-    if (e.mode.kind === "active") out.push(e.mode.offset);
-    if (e.items.kind === "exprs") out.push(...e.items.exprs);
-  }
-  for (const d of m.data) if (d.mode.kind === "active") out.push(d.mode.offset);
-  return out;
-}
 
 function forEachWord(body: Body, table: readonly (readonly number[] | null)[], fn: (at: number) => void): void {
   for (let i = 0; i < body.count; i++) {
