@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { corpus, type CorpusEntry } from "../test/corpus/corpus.js";
@@ -27,7 +27,23 @@ import { loadWorkloads, measureRuntime, RUNTIME_METHOD, type LoadedWorkload } fr
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
 import { geomean, median, RATIO_CI_METHOD } from "./stats.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The repository: the nearest folder above this file whose package.json is wasm-compact's (so a copy of dist/ kept
+ * inside the repository, e.g. a snapshot for a long benchmark run, still uses the repository's cache). */
+function findRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      const pj = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string };
+      if (pj.name === "wasm-compact") return dir;
+    } catch {
+      // no package.json here
+    }
+    const up = dirname(dir);
+    if (up === dir) return fileURLToPath(new URL("../../", import.meta.url));
+    dir = up;
+  }
+}
+const ROOT = findRoot();
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 
 /** Binaryen's size passes, run on the baseline for attribution. `-ol 2 -s 2` are -Oz's levels: without them

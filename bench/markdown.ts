@@ -83,7 +83,7 @@ function runtimeTable(r: BenchResults): string {
     fmtRatio(w.slowdown.ratio, 3),
     fmtBounds(w.slowdown),
     w.slowdown.halfWidth !== null ? `±${(w.slowdown.halfWidth * 100).toFixed(1)} %` : "n/a",
-    String(w.slowdown.n),
+    `${w.slowdown.n} (${w.warmup}+${w.iterations})`,
     w.baselineMs.length > 0 ? fmtMs(median(w.baselineMs)) : "-",
     `${fmtRatio(w.cpuSlowdown.ratio, 3)} ${fmtBounds(w.cpuSlowdown)}`,
     `${w.stoppedBy} (load ${w.loadAverage.start[0]?.toFixed(1) ?? "?"}→${w.loadAverage.end[0]?.toFixed(1) ?? "?"})`,
@@ -91,7 +91,7 @@ function runtimeTable(r: BenchResults): string {
   ]);
   rows.push(["**geomean**", "", `**${fmtRatio(r.summary.geomeanSlowdown, 3)}**`, "", "", "", "", "", "", ""]);
   return table(
-    ["workload", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "pairs", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
+    ["workload", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "pairs (warm-up+timed runs per process)", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
     rows,
     ["l", "l", "r", "r", "r", "r", "r", "r", "l", "l"],
   );

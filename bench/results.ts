@@ -74,7 +74,7 @@ export interface RuntimeResult {
   /** The same for CPU time (user + system of the whole process during the run), ms. */
   baselineCpuMs: number[];
   optimizedCpuMs: number[];
-  /** Iterations timed inside each process (after the warm-up). */
+  /** Untimed warm-up runs and timed runs inside each process (medians over the processes). */
   warmup: number;
   iterations: number;
   /** optimized / baseline (wall time), with its 95 % interval. The stopping rule looks at this one. */

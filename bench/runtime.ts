@@ -67,20 +67,19 @@ export interface RuntimeOptions {
 }
 
 export const RUNTIME_METHOD =
-  "fresh child process per sample; inside it the workload runs W times untimed (warm-up), then is timed for at least " +
-  "K runs and T ms (small workloads: W=2, K=3, T=200 ms, at most 50 runs; big: W=1, K=2, T=0); the sample is the fastest " +
+  "fresh child process per sample; inside it the workload first runs untimed (warm-up: at least once, and again while " +
+  "under 500 ms, at most 3 times), then is timed for at least 2 runs and 300 ms (at most 50 runs); the sample is the fastest " +
   "timed run (wall clock; the CPU time of the process during that run is kept too, for a second, load-insensitive ratio). " +
   "Baseline and optimized samples are taken in pairs with alternating order (AB, BA, ...); pairs are added until the " +
-  "95 % interval is within the target (after at least 8 pairs for small workloads, 5 for big) or the time budget " +
+  "95 % interval of the wall-time ratio is within the target (after at least 8 pairs for small workloads, 5 for big) or the time budget " +
   "runs out. Modules of the workload that were not selected are the -Oz baseline on both sides. Every output is " +
   "hashed; outputsEqual says whether both sides produced the same digests. Interval: " +
   RATIO_CI_METHOD;
 
 function configFor(size: "small" | "big", quick: boolean): ChildConfig & { minPairs: number; maxPairs: number } {
-  if (quick) return { warmup: 1, minIterations: 1, maxIterations: 1, minMs: 0, minPairs: 1, maxPairs: 1 };
-  return size === "big"
-    ? { warmup: 1, minIterations: 2, maxIterations: 2, minMs: 0, minPairs: 5, maxPairs: 100 }
-    : { warmup: 2, minIterations: 3, maxIterations: 50, minMs: 200, minPairs: 8, maxPairs: 400 };
+  if (quick) return { minWarmup: 1, maxWarmup: 1, warmupMs: 0, minIterations: 1, maxIterations: 1, minMs: 0, minPairs: 1, maxPairs: 1 };
+  const child = { minWarmup: 1, maxWarmup: 3, warmupMs: 500, minIterations: 2, maxIterations: 50, minMs: 300 };
+  return size === "big" ? { ...child, minPairs: 5, maxPairs: 100 } : { ...child, minPairs: 8, maxPairs: 400 };
 }
 
 /**
@@ -114,7 +113,7 @@ export async function measureRuntime(
     optimizedMs: [],
     baselineCpuMs: [],
     optimizedCpuMs: [],
-    warmup: cfg.warmup,
+    warmup: cfg.minWarmup,
     iterations: cfg.minIterations,
     slowdown: ratioOfMediansCI([], []),
     cpuSlowdown: ratioOfMediansCI([], []),
@@ -126,6 +125,7 @@ export async function measureRuntime(
   };
   const digests = new Set<string>();
   const iterations: number[] = [];
+  const warmups: number[] = [];
 
   const sample = async (modulesJson: string): Promise<{ wall: number; cpu: number }> => {
     const m = await runMeasured([CHILD, lw.file, modulesJson, cfgPath], {
@@ -138,6 +138,7 @@ export async function measureRuntime(
     if (!r.stable) result.outputsEqual = false;
     if (r.failedChecks.length > 0) throw new Error(`workload checks failed: ${r.failedChecks.slice(0, 3).join("; ")}`);
     iterations.push(r.times.length);
+    warmups.push(r.warmup);
     return { wall: Math.min(...r.times), cpu: Math.min(...r.cpuTimes) };
   };
   const push = (a: { wall: number; cpu: number }, b: { wall: number; cpu: number }): void => {
@@ -188,6 +189,7 @@ export async function measureRuntime(
   if (digests.size > 1) result.outputsEqual = false;
   result.loadAverage.end = loadavg().map((x) => round2(x));
   result.iterations = iterations.length > 0 ? Math.round(median(iterations)) : 0;
+  result.warmup = warmups.length > 0 ? Math.round(median(warmups)) : 0;
   return result;
 }
 

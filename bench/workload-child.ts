@@ -3,9 +3,11 @@
 //   node dist/bench/workload-child.js WORKLOAD.js MODULES.json CONFIG.json
 //
 // loads the workload, reads the module files listed in MODULES.json (in the
-// order the workload's wasm() gives them), runs the workload `warmup` times
-// untimed, then times runs until at least `minIterations` runs and `minMs`
-// milliseconds (at most `maxIterations`). Prints one JSON line on stdout:
+// order the workload's wasm() gives them), runs the workload untimed (at least
+// `minWarmup` times, and more while under `warmupMs` ms, up to `maxWarmup`),
+// then times runs until at least `minIterations` runs and `minMs` ms (at most
+// `maxIterations`). So a slow workload is not run more often than needed and
+// a fast one is timed long enough. Prints one JSON line on stdout:
 // { times: wall ms per timed run, cpuTimes: CPU ms (user + system, all
 // threads of the process) per timed run, digest: SHA-256 of the first output,
 // stable: every output had that digest, failedChecks }.
@@ -16,13 +18,17 @@ import { pathToFileURL } from "node:url";
 import type { Output, RunContext, Workload } from "../test/oracle/workload.js";
 
 export interface ChildConfig {
-  warmup: number;
+  minWarmup: number;
+  maxWarmup: number;
+  warmupMs: number;
   minIterations: number;
   maxIterations: number;
   minMs: number;
 }
 
 export interface ChildResult {
+  /** Untimed runs done. */
+  warmup: number;
   times: number[];
   cpuTimes: number[];
   digest: string;
@@ -57,7 +63,12 @@ async function main(): Promise<void> {
     for (const f of failed) allFailed.add(f);
   };
 
-  for (let i = 0; i < cfg.warmup; i++) await once();
+  const w0 = performance.now();
+  let warm = 0;
+  while (warm < cfg.maxWarmup && (warm < cfg.minWarmup || performance.now() - w0 < cfg.warmupMs)) {
+    await once();
+    warm++;
+  }
   const times: number[] = [];
   const cpuTimes: number[] = [];
   const start = performance.now();
@@ -69,7 +80,7 @@ async function main(): Promise<void> {
     const c = process.cpuUsage(c0);
     cpuTimes.push((c.user + c.system) / 1000);
   }
-  const result: ChildResult = { times, cpuTimes, digest, stable, failedChecks: [...allFailed] };
+  const result: ChildResult = { warmup: warm, times, cpuTimes, digest, stable, failedChecks: [...allFailed] };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

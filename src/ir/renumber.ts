@@ -10,22 +10,32 @@ import type { Body } from "./body.js";
 import { constExprs, type Module } from "./module.js";
 
 /**
- * Redirects and removes functions. `target[i]` is the function that
+ * Redirects, removes and reorders functions. `target[i]` is the function that
  * references to function i should now reach (i itself to keep it, another
  * index to fold i into that one), or -1 to remove i (which must then be
  * unreferenced). Imported functions cannot be removed or redirected. Kept
- * functions keep their relative order; every reference (calls, ref.func,
- * elements, exports, start, const expressions, names) follows.
+ * functions keep their relative order, or take `order` (old indices of the
+ * kept defined functions, in their new order); every reference (calls,
+ * ref.func, elements, exports, start, const expressions, names) follows.
  */
-export function redirectFunctions(m: Module, target: Int32Array): void {
+export function redirectFunctions(m: Module, target: Int32Array, order?: readonly number[]): void {
   const nImp = m.numImportedFuncs;
   const total = nImp + m.functions.length;
   if (target.length !== total) throw new Error(`redirectFunctions: map has ${target.length} entries, module has ${total} functions`);
   for (let i = 0; i < nImp; i++) if (target[i] !== i) throw new Error("redirectFunctions: imported functions cannot move");
+  const kept: number[] = [];
+  for (let i = nImp; i < total; i++) if (target[i] === i) kept.push(i);
+  if (order) {
+    const sorted = [...order].sort((a, b) => a - b);
+    if (sorted.length !== kept.length || sorted.some((v, k) => v !== kept[k])) {
+      throw new Error("redirectFunctions: the order must list exactly the kept defined functions");
+    }
+  }
   const newIndex = new Int32Array(total).fill(-1);
-  let next = nImp;
   for (let i = 0; i < nImp; i++) newIndex[i] = i;
-  for (let i = nImp; i < total; i++) if (target[i] === i) newIndex[i] = next++;
+  const finalOrder = order ?? kept;
+  finalOrder.forEach((old, k) => (newIndex[old] = nImp + k));
+  const next = nImp + kept.length;
   const refMap = new Int32Array(total).fill(-1);
   for (let i = 0; i < total; i++) {
     const t = target[i]!;
@@ -51,7 +61,7 @@ export function redirectFunctions(m: Module, target: Int32Array): void {
   for (const e of m.exports) if (e.kind === "func") e.index = fix(e.index);
   if (m.start !== null) m.start = fix(m.start);
 
-  m.functions = m.functions.filter((_, i) => target[nImp + i] === nImp + i);
+  m.functions = finalOrder.map((old) => m.functions[old - nImp]!);
 
   if (m.names) {
     // names follow the kept functions; a folded function's name is lost

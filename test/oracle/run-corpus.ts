@@ -70,6 +70,12 @@ export interface CorpusOptions {
   parallel?: boolean;
   /** Time limit per child run, in milliseconds (default 20 minutes). */
   timeoutMs?: number;
+  /**
+   * The optimized run is stopped (and reported DIFFERENT) once it has taken
+   * this many times as long as the original run, and at least a minute
+   * (default 10).
+   */
+  slowdownFactor?: number;
   /** Called with each workload's result as soon as it is known. */
   onResult?: (r: WorkloadResult) => void;
   /** Called when a workload starts (for progress output). */
@@ -114,35 +120,68 @@ function tail(s: string, n = 800): string {
   return t.length <= n ? t : "…" + t.slice(t.length - n);
 }
 
+interface ChildRun {
+  done: Promise<RunOutcome>;
+  /** Kills the child if it is still running `ms` milliseconds after its start (never extends the limit). */
+  limitTo(ms: number, why: string): void;
+}
+
 /** Runs a workload once in a fresh child process with the given module files. */
-function runChild(w: Workload, files: string[], resultFile: string, timeoutMs: number): Promise<RunOutcome> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...(w.nodeOptions ?? []), CHILD, w.name, resultFile, ...files], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stdout.on("data", () => {});
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString("utf8");
-      if (stderr.length > 64 * 1024) stderr = stderr.slice(stderr.length - 32 * 1024);
-    });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+function runChild(w: Workload, files: string[], resultFile: string, timeoutMs: number): ChildRun {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...(w.nodeOptions ?? []), CHILD, w.name, resultFile, ...files], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stdout.on("data", () => {});
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString("utf8");
+    if (stderr.length > 64 * 1024) stderr = stderr.slice(stderr.length - 32 * 1024);
+  });
+  let killedBecause: string | null = null;
+  let closed = false;
+  let limit = timeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (ms: number, why: string): void => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      killedBecause = why;
       child.kill("SIGKILL");
-    }, timeoutMs);
+    }, Math.max(0, started + ms - performance.now()));
+  };
+  arm(timeoutMs, `timed out after ${Math.round(timeoutMs / 1000)} s`);
+  const done = new Promise<RunOutcome>((resolve) => {
     child.on("close", (code, signal) => {
-      clearTimeout(timer);
+      closed = true;
+      if (timer) clearTimeout(timer);
       let result: ChildResult;
       try {
+        if (killedBecause !== null) throw new Error("killed");
         result = JSON.parse(readFileSync(resultFile, "utf8")) as ChildResult;
       } catch {
-        const why = timedOut ? `timed out after ${Math.round(timeoutMs / 1000)} s` : `exited with ${signal ?? `code ${code}`} without a result`;
-        result = { ok: false, error: `the child process ${why}${stderr.trim() ? `; stderr: ${tail(stderr)}` : ""}`, problems: [], ms: 0, cpuMs: 0 };
+        const why = killedBecause ?? `exited with ${signal ?? `code ${code}`} without a result`;
+        result = { ok: false, error: `the child process ${why}${stderr.trim() ? `; stderr: ${tail(stderr)}` : ""}`, problems: [], ms: performance.now() - started, cpuMs: 0 };
       }
       resolve({ result, stderr });
     });
   });
+  return {
+    done,
+    limitTo(ms, why) {
+      if (!closed && ms < limit) {
+        limit = ms;
+        arm(ms, why);
+      }
+    },
+  };
+}
+
+/**
+ * How long the optimized run may take once the original run's time is known:
+ * a broken optimization can turn a loop into an endless one.
+ */
+function slowdownLimit(originalMs: number, factor: number): number {
+  return Math.max(60_000, originalMs * factor);
 }
 
 function describeError(e: unknown): string {
@@ -191,15 +230,25 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
       optFiles.push(dir.write(`optimized/${i}-${m.name}.wasm`, binary));
     }
 
-    const runOriginal = (): Promise<RunOutcome> => runChild(w, origFiles, dir.file("original.json"), timeoutMs);
-    const runOptimized = (): Promise<RunOutcome> => runChild(w, optFiles, dir.file("optimized.json"), timeoutMs);
+    const factor = options.slowdownFactor ?? 10;
+    const limitOptimized = (run: ChildRun, orig: RunOutcome): void => {
+      if (!orig.result.ok) return;
+      const ms = slowdownLimit(orig.result.ms, factor);
+      run.limitTo(ms, `was stopped after ${(ms / 1000).toFixed(0)} s, more than ${factor} times the original run's ${(orig.result.ms / 1000).toFixed(1)} s (or a minute)`);
+    };
     let orig: RunOutcome;
     let opt: RunOutcome;
     if (options.parallel ?? true) {
-      [orig, opt] = await Promise.all([runOriginal(), runOptimized()]);
+      const o = runChild(w, origFiles, dir.file("original.json"), timeoutMs);
+      const p = runChild(w, optFiles, dir.file("optimized.json"), timeoutMs);
+      orig = await o.done;
+      limitOptimized(p, orig);
+      opt = await p.done;
     } else {
-      orig = await runOriginal();
-      opt = await runOptimized();
+      orig = await runChild(w, origFiles, dir.file("original.json"), timeoutMs).done;
+      const p = runChild(w, optFiles, dir.file("optimized.json"), timeoutMs);
+      limitOptimized(p, orig);
+      opt = await p.done;
     }
     const times = { originalMs: orig.result.ms, optimizedMs: opt.result.ms, originalCpuMs: orig.result.cpuMs, optimizedCpuMs: opt.result.cpuMs };
 

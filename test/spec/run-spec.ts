@@ -184,7 +184,7 @@ let cachedVersion: string | undefined;
 /** Bump when the way text is prepared for wasm-tools changes (invalidates the cache). */
 const CONVERSION_SCHEME = 2;
 
-type Converted = { bytes: Uint8Array } | { error: string };
+export type Converted = { bytes: Uint8Array } | { error: string };
 type CacheEntry = { b: string } | { e: string };
 
 /** The message of a wasm-tools error (its Debug rendering), shortened to the reason and position. */
@@ -362,6 +362,37 @@ function emptyTallies(): Record<Category, Tally> {
   return t;
 }
 
+/**
+ * Encodes a script's text and quoted modules with wasm-tools, through the
+ * on-disk cache (by a hash of the text): each module's bytes, or wasm-tools'
+ * error. Binary modules and quoted text the suite calls malformed are left
+ * out. `encoded` counts the cache misses.
+ */
+export async function encodeModules(rel: string, commands: WastCommand[], options: RunOptions = {}): Promise<{ converted: Map<WastModule, Converted>; encoded: number }> {
+  // Encode the text modules that need it (cached by a hash of their text).
+  cachedVersion ??= `${converterVersion()}/${CONVERSION_SCHEME}`;
+  const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
+  const cache = new ConversionCache(cacheDir ? join(cacheDir, `${sha256(`${cachedVersion}\0${rel}\0`).slice(0, 16)}.json`) : null);
+  const converted = new Map<WastModule, Converted>();
+  let encoded = 0;
+  for (const c of commands) {
+    const mod = c.module;
+    if (!mod || mod.form === "binary") continue;
+    if (mod.form === "quote" && (c.kind === "assert_malformed" || c.kind === "assert_malformed_custom")) continue;
+    const text = escapeConfusingUnicode(mod.form === "quote" ? quoteModuleText(mod.text!) : mod.text!);
+    const key = sha256(`${cachedVersion}\0${text}`);
+    let conv = cache.get(key);
+    if (!conv) {
+      conv = await encodeText(text);
+      cache.set(key, conv);
+      encoded++;
+    }
+    converted.set(mod, conv);
+  }
+  cache.save();
+  return { converted, encoded };
+}
+
 /** Runs one script. */
 export async function runFile(path: string, suiteDir: string, options: RunOptions = {}): Promise<FileResult> {
   const t0 = performance.now();
@@ -392,26 +423,8 @@ export async function runFile(path: string, suiteDir: string, options: RunOption
     return result;
   }
 
-  // Encode the text modules that need it (cached by a hash of their text).
-  cachedVersion ??= `${converterVersion()}/${CONVERSION_SCHEME}`;
-  const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
-  const cache = new ConversionCache(cacheDir ? join(cacheDir, `${sha256(`${cachedVersion}\0${rel}\0`).slice(0, 16)}.json`) : null);
-  const converted = new Map<WastModule, Converted>();
-  for (const c of commands) {
-    const mod = c.module;
-    if (!mod || mod.form === "binary") continue;
-    if (mod.form === "quote" && (c.kind === "assert_malformed" || c.kind === "assert_malformed_custom")) continue;
-    const text = escapeConfusingUnicode(mod.form === "quote" ? quoteModuleText(mod.text!) : mod.text!);
-    const key = sha256(`${cachedVersion}\0${text}`);
-    let conv = cache.get(key);
-    if (!conv) {
-      conv = await encodeText(text);
-      cache.set(key, conv);
-      result.converted++;
-    }
-    converted.set(mod, conv);
-  }
-  cache.save();
+  const { converted, encoded } = await encodeModules(rel, commands, options);
+  result.converted = encoded;
 
   /** The module's bytes, or null after counting it as skipped. */
   const bytesOf = (c: WastCommand, mod: WastModule, cat: Category, expected: string): Uint8Array | null => {

@@ -92,6 +92,8 @@ export interface WastCommand {
   module?: WastModule;
   /** The expected message of an assertion (assert_malformed, assert_invalid, assert_trap ...). */
   expected?: string;
+  /** The command's own s-expression (absent for a script that is one inline module); the executor reads actions and values from it. */
+  expr?: SList;
 }
 
 /** Bytes to a string of one char per byte (true ISO-8859-1, not windows-1252). */
@@ -373,11 +375,12 @@ function toCommands(src: string, e: SExpr, lineOf: (o: number) => number, out: W
   const items = plain(e);
   const head = headOf(e);
   const line = lineOf(e.start);
+  const push = (c: WastCommand): void => void out.push({ ...c, expr: e });
   if (head === undefined) throw new WastSyntaxError("command keyword expected", line);
   if (head === "module") {
     const r = parseModuleForm(src, e, lineOf);
-    if (r.instance) out.push({ kind: "module_instance", head, line });
-    else out.push({ kind: "module", head, line, module: r.module });
+    if (r.instance) push({ kind: "module_instance", head, line });
+    else push({ kind: "module", head, line, module: r.module });
     return;
   }
   if (head === "thread") {
@@ -389,7 +392,7 @@ function toCommands(src: string, e: SExpr, lineOf: (o: number) => number, out: W
   }
   const kind = head as CommandKind;
   if (PLAIN_KINDS.has(kind)) {
-    out.push({ kind, head, line, expected: lastString(items) });
+    push({ kind, head, line, expected: lastString(items) });
     return;
   }
   if (kind === "assert_trap") {
@@ -399,7 +402,7 @@ function toCommands(src: string, e: SExpr, lineOf: (o: number) => number, out: W
       const r = parseModuleForm(src, target, lineOf);
       if (!r.instance) cmd.module = r.module;
     }
-    out.push(cmd);
+    push(cmd);
     return;
   }
   if (MODULE_ASSERTS.has(kind)) {
@@ -410,10 +413,10 @@ function toCommands(src: string, e: SExpr, lineOf: (o: number) => number, out: W
     const r = parseModuleForm(src, target, lineOf);
     const cmd: WastCommand = { kind, head, line, expected: lastString(items) };
     if (!r.instance) cmd.module = r.module;
-    out.push(cmd);
+    push(cmd);
     return;
   }
-  out.push({ kind: "unknown", head, line });
+  push({ kind: "unknown", head, line });
 }
 
 /** Parses a whole .wast script into its commands. */
