@@ -14,7 +14,7 @@ import { brokenPass } from "../test/oracle/broken-pass.js";
 // A wrong-on-purpose pass, so that `--passes test-swap-i32-constants` shows the oracle catching it.
 registerPass(brokenPass);
 
-const SYNOPSIS = "usage: npm run corpus -- [--all] [--only NAME[,NAME...]] [--module M[,M...]] [--passes a,b] [--sequential] [--json FILE]";
+const SYNOPSIS = "usage: npm run corpus -- [--all] [--only NAME[,NAME...]] [--module M[,M...]] [--passes a,b] [--coverage] [--sequential] [--json FILE]";
 
 const USAGE = `${SYNOPSIS}
 
@@ -23,6 +23,8 @@ const USAGE = `${SYNOPSIS}
   --module NAMES optimize only these corpus modules (the workloads' other modules
                  run unoptimized); selects the workloads that use them
   --passes LIST  passes to optimize with (default: none, the identity pipeline)
+  --coverage     instead of optimizing, measure which functions each workload runs
+                 (instrumented modules; their outputs must still equal the originals')
   --sequential   run the original and the optimized run one after the other
   --json FILE    also write the results as JSON
 
@@ -41,11 +43,12 @@ interface Args {
   modules: string[];
   passes: string[];
   sequential: boolean;
+  coverage: boolean;
   json: string | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { all: false, only: [], modules: [], passes: [], sequential: false, json: null };
+  const a: Args = { all: false, only: [], modules: [], passes: [], sequential: false, coverage: false, json: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf("=");
@@ -68,6 +71,9 @@ function parseArgs(argv: string[]): Args {
         break;
       case "--passes":
         a.passes = value().split(",").map((s) => s.trim()).filter((s) => s !== "");
+        break;
+      case "--coverage":
+        a.coverage = true;
         break;
       case "--sequential":
         a.sequential = true;
@@ -97,7 +103,8 @@ async function main(): Promise<void> {
   }
   const unknown = args.passes.filter((p) => p !== "none" && !getPass(p));
   if (unknown.length > 0) usage(`unknown pass ${unknown.join(", ")} (known: ${listPasses().map((p) => p.name).join(", ")})`);
-  const passes = args.passes.length > 0 ? args.passes.join(",") : "none (identity pipeline)";
+  if (args.coverage && args.passes.length > 0) usage("--coverage measures the workloads and does not optimize: drop --passes");
+  const passes = args.coverage ? "none (coverage mode: modules instrumented)" : args.passes.length > 0 ? args.passes.join(",") : "none (identity pipeline)";
   const mods = args.modules.length > 0 ? `, optimizing only ${args.modules.join(", ")}` : "";
   process.stdout.write(`behaviour oracle: ${selected.length} workload(s) [${selected.map((w) => w.name).join(", ")}], passes: ${passes}${mods}\n`);
   const t = performance.now();
@@ -107,6 +114,7 @@ async function main(): Promise<void> {
     modules: args.modules,
     passes: args.passes,
     parallel: !args.sequential,
+    coverage: args.coverage,
     onStart: (w) => {
       if (process.stderr.isTTY) process.stderr.write(`running ${w.name} …\r`);
     },

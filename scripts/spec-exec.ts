@@ -19,7 +19,8 @@
 // Exits 1 on any difference, 2 on a usage error.
 //
 // Child mode (used by the parent): --child --suite DIR --variants ...; reads
-// script paths from stdin, one a line, and writes one JSON event a line.
+// jobs from stdin (JSON, one a line: the script, commands to skip, whether to
+// trace) and writes one JSON event a line.
 
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
@@ -30,6 +31,7 @@ import {
   summarizeExec,
   variantByName,
   type ChildEvent,
+  type ChildJob,
   type ExecDifference,
   type ExecResult,
   type ExecSummary,
@@ -117,13 +119,16 @@ async function child(args: Args): Promise<void> {
   const variants = (args.variants ?? allVariants().map((v) => v.name)).map(variantByName);
   const emit = (e: ChildEvent): void => void process.stdout.write(`${JSON.stringify(e)}\n`);
   for await (const line of createInterface({ input: process.stdin })) {
-    const file = line.trim();
-    if (file === "") continue;
+    if (line.trim() === "") continue;
+    const job = JSON.parse(line) as ChildJob;
+    const file = job.file;
     let result: ExecResult;
     try {
       result = await execScript(file, suiteDir, {
         variants,
         ...(args.cache ? {} : { cacheDir: null }),
+        ...(job.skip ? { skipLines: job.skip } : {}),
+        ...(job.trace ? { onCommand: (at: number) => emit({ event: "at", file, line: at }) } : {}),
         onPhase: (phase) => emit({ event: "phase", file, phase }),
       });
     } catch (e) {
@@ -135,7 +140,7 @@ async function child(args: Args): Promise<void> {
       result = {
         file: rel, group: rel.includes("/") ? rel.split("/")[0]! : "core", variants: variants.map((v) => v.name),
         scriptSkipped: `executor error: ${e instanceof Error ? e.message : String(e)}`,
-        commands: 0, checked: 0, checkedAssertions: 0, skips: {}, agree: 0, differ: 0, notOptimized: {}, optimized: 0, differences: [], ms: 0,
+        commands: 0, checked: 0, checkedAssertions: 0, skips: {}, agree: 0, differ: 0, notOptimized: {}, optimized: 0, changed: 0, changedBy: {}, differences: [], ms: 0,
       };
     }
     emit({ event: "result", result });
@@ -144,10 +149,10 @@ async function child(args: Args): Promise<void> {
 
 const pad = (s: string | number, n: number): string => String(s).padStart(n);
 
-const HEADER = `${"folder".padEnd(28)} scripts skipped | commands  checked (asserts)  skipped |  agree differ | modules optimized`;
+const HEADER = `${"folder".padEnd(28)} scripts skipped | commands  checked (asserts)  skipped |  agree differ | modules optimized  changed`;
 
 function row(s: ExecSummary): string {
-  return `${s.group.padEnd(28)} ${pad(s.scripts, 7)} ${pad(s.scriptsSkipped, 7)} | ${pad(s.commands, 8)} ${pad(s.checked, 8)} ${pad(`(${s.checkedAssertions})`, 9)} ${pad(s.skipped, 8)} | ${pad(s.agree, 6)} ${pad(s.differ, 6)} | ${pad(s.optimized, 8)}`;
+  return `${s.group.padEnd(28)} ${pad(s.scripts, 7)} ${pad(s.scriptsSkipped, 7)} | ${pad(s.commands, 8)} ${pad(s.checked, 8)} ${pad(`(${s.checkedAssertions})`, 9)} ${pad(s.skipped, 8)} | ${pad(s.agree, 6)} ${pad(s.differ, 6)} | ${pad(s.optimized, 8)} ${pad(s.changed, 8)}`;
 }
 
 function printCounts(title: string, counts: Record<string, number>, indent = "  "): void {
@@ -217,6 +222,8 @@ async function parent(args: Args): Promise<void> {
   console.log(HEADER);
   for (const g of groups) console.log(row(g));
   if (overall && groups.length > 1) console.log(row(overall));
+
+  if (overall) console.log(`\nmodules changed by each variant (optimized bytes differ from the input): ${variants.map((v) => `${v} ${overall.changedBy[v] ?? 0}`).join(", ")}`);
 
   for (const g of groups) {
     const any = Object.keys(g.scriptSkips).length + Object.keys(g.skips).length + Object.keys(g.notOptimized).length > 0;

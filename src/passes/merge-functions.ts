@@ -33,7 +33,8 @@ const CONST_TYPE = new Map<number, ValType>([
   [idOf("f32.const"), F32],
   [idOf("f64.const"), F64],
 ]);
-const TABLE_WRITERS = ["table.set", "table.fill", "table.copy", "table.init"].map(idOf);
+/** Table instructions whose results or effects would see the slots this pass appends. */
+const TABLE_WRITERS = ["table.set", "table.fill", "table.copy", "table.init", "table.size", "table.grow"].map(idOf);
 
 /** Upper bound on extra parameters: beyond this a merge never pays and bodies get unwieldy. */
 const MAX_EXTRA_PARAMS = 64;

@@ -18,6 +18,7 @@ import { optimize } from "../../src/index.js";
 import type { Pass } from "../../src/index.js";
 import type { ChildResult } from "./child.js";
 import { TempDir } from "./util.js";
+import { COVERAGE_ENV, instrument } from "./coverage.js";
 import type { Workload } from "./workload.js";
 import { firstDifference } from "./compare.js";
 
@@ -35,6 +36,14 @@ export interface ModuleResult {
   optimizeMs: number;
 }
 
+export interface ModuleCoverage {
+  name: string;
+  /** Defined functions in the module. */
+  functions: number;
+  /** Defined functions the workload executed; null if no instance of the module was observed. */
+  executed: number | null;
+}
+
 export interface WorkloadResult {
   name: string;
   size: "small" | "big";
@@ -48,6 +57,8 @@ export interface WorkloadResult {
   /** CPU time of the two child processes during their runs (milliseconds). */
   originalCpuMs?: number;
   optimizedCpuMs?: number;
+  /** In coverage mode: per module, how many defined functions the workload executed. */
+  coverage?: ModuleCoverage[];
   /** Wall time for this workload, optimization and both runs included. */
   totalMs: number;
 }
@@ -66,6 +77,12 @@ export interface CorpusOptions {
   modules?: readonly string[];
   /** Passes for `optimize` (names or Pass objects); default: none, the identity pipeline. */
   passes?: readonly (string | Pass)[];
+  /**
+   * Coverage mode: instead of optimizing, instrument each module to record
+   * which functions run (coverage.ts), run it against the original as usual
+   * (the outputs must still be equal) and report function coverage.
+   */
+  coverage?: boolean;
   /** Run the original and the optimized run at the same time (default true). */
   parallel?: boolean;
   /** Time limit per child run, in milliseconds (default 20 minutes). */
@@ -127,10 +144,11 @@ interface ChildRun {
 }
 
 /** Runs a workload once in a fresh child process with the given module files. */
-function runChild(w: Workload, files: string[], resultFile: string, timeoutMs: number): ChildRun {
+function runChild(w: Workload, files: string[], resultFile: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): ChildRun {
   const started = performance.now();
   const child = spawn(process.execPath, [...(w.nodeOptions ?? []), CHILD, w.name, resultFile, ...files], {
     stdio: ["ignore", "pipe", "pipe"],
+    env,
   });
   let stderr = "";
   child.stdout.on("data", () => {});
@@ -214,15 +232,21 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
   try {
     const origFiles: string[] = [];
     const optFiles: string[] = [];
+    const functionCounts: number[] = [];
     for (const [i, m] of originals.entries()) {
       const t = performance.now();
       let binary: Uint8Array;
       try {
         const skip = options.modules && options.modules.length > 0 && !options.modules.includes(m.name);
-        binary = skip ? m.bytes : optimize(m.bytes, { passes }).binary;
+        if (skip) binary = m.bytes;
+        else if (options.coverage) {
+          const ins = instrument(m.bytes, i);
+          binary = ins.bytes;
+          functionCounts[i] = ins.functions;
+        } else binary = optimize(m.bytes, { passes }).binary;
       } catch (e) {
         modules.push({ name: m.name, before: m.bytes.length, after: m.bytes.length, unchanged: true, optimizeMs: performance.now() - t });
-        return done("error", `optimizing ${m.name} failed: ${describeError(e)}`);
+        return done("error", `${options.coverage ? "instrumenting" : "optimizing"} ${m.name} failed: ${describeError(e)}`);
       }
       const unchanged = binary.length === m.bytes.length && Buffer.compare(Buffer.from(binary), Buffer.from(m.bytes)) === 0;
       modules.push({ name: m.name, before: m.bytes.length, after: binary.length, unchanged, optimizeMs: performance.now() - t });
@@ -236,21 +260,29 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
       const ms = slowdownLimit(orig.result.ms, factor);
       run.limitTo(ms, `was stopped after ${(ms / 1000).toFixed(0)} s, more than ${factor} times the original run's ${(orig.result.ms / 1000).toFixed(1)} s (or a minute)`);
     };
+    const optEnv = options.coverage ? { ...process.env, [COVERAGE_ENV]: "1" } : process.env;
     let orig: RunOutcome;
     let opt: RunOutcome;
     if (options.parallel ?? true) {
       const o = runChild(w, origFiles, dir.file("original.json"), timeoutMs);
-      const p = runChild(w, optFiles, dir.file("optimized.json"), timeoutMs);
+      const p = runChild(w, optFiles, dir.file("optimized.json"), timeoutMs, optEnv);
       orig = await o.done;
       limitOptimized(p, orig);
       opt = await p.done;
     } else {
       orig = await runChild(w, origFiles, dir.file("original.json"), timeoutMs).done;
-      const p = runChild(w, optFiles, dir.file("optimized.json"), timeoutMs);
+      const p = runChild(w, optFiles, dir.file("optimized.json"), timeoutMs, optEnv);
       limitOptimized(p, orig);
       opt = await p.done;
     }
-    const times = { originalMs: orig.result.ms, optimizedMs: opt.result.ms, originalCpuMs: orig.result.cpuMs, optimizedCpuMs: opt.result.cpuMs };
+    const times: Partial<WorkloadResult> = { originalMs: orig.result.ms, optimizedMs: opt.result.ms, originalCpuMs: orig.result.cpuMs, optimizedCpuMs: opt.result.cpuMs };
+    if (options.coverage) {
+      times.coverage = originals.map((m, i) => ({
+        name: m.name,
+        functions: functionCounts[i] ?? 0,
+        executed: opt.result.coverage?.[String(i)]?.length ?? null,
+      }));
+    }
 
     if (!orig.result.ok) return done("error", `the run with the original modules failed: ${orig.result.error}`, times);
     if (orig.result.problems.length > 0) {
@@ -289,7 +321,10 @@ export function formatResult(r: WorkloadResult): string {
   const unchanged = r.modules.filter((m) => m.unchanged).length;
   const mods = `${r.modules.length} module${r.modules.length === 1 ? "" : "s"} ${before} -> ${after} B${unchanged === r.modules.length && r.modules.length > 0 ? " (bytes unchanged)" : ""}`;
   const head = `${r.status.padEnd(9)} ${r.name.padEnd(16)} ${mods}; runs ${seconds(r.originalMs)} / ${seconds(r.optimizedMs)} (cpu ${seconds(r.originalCpuMs)} / ${seconds(r.optimizedCpuMs)}), total ${seconds(r.totalMs)}`;
-  return r.detail ? `${head} :: ${r.detail.replace(/\s*\n\s*/g, " ")}` : head;
+  const cov = r.coverage
+    ? `; functions run: ${r.coverage.map((c) => `${c.name} ${c.executed === null ? "not observed" : `${c.executed}/${c.functions} (${((100 * c.executed) / Math.max(1, c.functions)).toFixed(0)}%)`}`).join(", ")}`
+    : "";
+  return r.detail ? `${head}${cov} :: ${r.detail.replace(/\s*\n\s*/g, " ")}` : head + cov;
 }
 
 /** The summary line and the exit code for a list of results. */

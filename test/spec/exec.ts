@@ -118,7 +118,11 @@ export interface ExecResult {
   optimized: number;
   /** Of those, the ones whose optimized bytes differ from the input. */
   changed: number;
+  /** `changed` per variant. */
+  changedBy: Record<string, number>;
   differences: ExecDifference[];
+  /** With `keepOutcomes`: every executable command's original outcome. */
+  outcomes?: { line: number; kind: string; status: "pass" | "fail" | "skip"; detail: string }[];
   ms: number;
 }
 
@@ -423,13 +427,13 @@ function parseModInfo(bytes: Uint8Array): ModInfo {
 // ---------------------------------------------------------------------------
 // Literals
 
-interface FloatFmt {
+export interface FloatFmt {
   mant: number;
   exp: number;
   bits: number;
 }
-const F32: FloatFmt = { mant: 23, exp: 8, bits: 32 };
-const F64: FloatFmt = { mant: 52, exp: 11, bits: 64 };
+export const F32: FloatFmt = { mant: 23, exp: 8, bits: 32 };
+export const F64: FloatFmt = { mant: 52, exp: 11, bits: 64 };
 
 function bitLength(n: bigint): number {
   return n === 0n ? 0 : n.toString(2).length;
@@ -1190,6 +1194,20 @@ class ScriptRun {
     return { ok: true, values: [{ kind: "ref", isNull: w.mem[0] === 1, extern: false }] };
   }
 
+  /** A command left out: a module it would define is unavailable to the commands after it. */
+  notRun(c: WastCommand): void {
+    if (c.kind !== "module" && c.kind !== "module_instance") return;
+    this.afterFailedModule = true;
+    if (c.kind === "module" && c.module!.definition) {
+      this.lastDef = null;
+      if (c.module!.name !== undefined) this.defs.set(c.module!.name, null);
+      return;
+    }
+    this.current = null;
+    const name = c.kind === "module" ? c.module!.name : atom((c.expr ? items(c.expr) : [])[2]);
+    if (name !== undefined) this.named.set(c.kind === "module" ? name : utf8Atom(name), null);
+  }
+
   /** Runs one command. */
   run(c: WastCommand): Outcome {
     try {
@@ -1208,6 +1226,7 @@ class ScriptRun {
       case "unavailable":
         return { status: "skip", key: "", detail: r.why };
       case "compile":
+        this.afterFailedModule = true;
         return { status: "fail", key: "compile error", detail: `${prefix}V8 rejects the module: ${shortMessage(r.error)}` };
       case "link":
       case "start":
@@ -1352,6 +1371,12 @@ export interface ExecOptions extends RunOptions {
   variants: Variant[];
   /** Called as the script moves on ("original", then each variant's name). */
   onPhase?: (phase: string) => void;
+  /** Keep each command's original outcome in the result (for tests and debugging). */
+  keepOutcomes?: boolean;
+  /** Commands not to run, by line, with the reason (commands V8 crashes on). */
+  skipLines?: Record<string, string>;
+  /** Called before each command of each run (to locate a crash). */
+  onCommand?: (line: number) => void;
 }
 
 function commandText(src: string, c: WastCommand): string {
@@ -1383,6 +1408,7 @@ function emptyResult(file: string, variants: Variant[]): ExecResult {
     notOptimized: {},
     optimized: 0,
     changed: 0,
+    changedBy: {},
     differences: [],
     ms: 0,
   };
@@ -1395,7 +1421,12 @@ function bump(r: Record<string, number>, k: string, n = 1): void {
 /** Why an original outcome is not compared, as a reason to group by. */
 function skipReason(c: WastCommand, o: Outcome, afterFailedModule: boolean): string {
   if (o.status === "skip") return o.detail;
-  if (o.key === "compile error") return `V8 (Node ${process.versions.node}) rejects a module: ${o.detail.replace(/^V8 rejects the module: /, "")}`;
+  if (o.key === "compile error") {
+    const why = o.detail.replace(/^V8 rejects the module: /, "");
+    // V8 11.3 (Node 20) predates the final GC encoding: it reads 0x63/0x64 ((ref null ht)/(ref ht)) as string types.
+    const hint = /stringview|'stringref'/.test(why) ? " (V8 11.3 predates the final GC type encoding: 0x63/0x64 are (ref null ht)/(ref ht) in the spec)" : "";
+    return `V8 (Node ${process.versions.node}) rejects a module: ${why}${hint}`;
+  }
   const after = afterFailedModule ? ", after V8 failed an earlier module of the script" : "";
   return `V8 disagrees with the suite (${c.kind}${after}): ${o.detail.replace(/\d+/g, "N").slice(0, 160)}`;
 }
@@ -1423,6 +1454,17 @@ export async function execScript(path: string, suiteDir: string, options: ExecOp
   const { converted } = await encodeModules(rel, commands, options);
   const runnable = commands.filter((c) => !NOT_RUN.has(c.kind));
   result.commands = runnable.length;
+  const skipLines = options.skipLines ?? {};
+  /** Runs a command, unless it is one to skip. */
+  const runOne = (run: ScriptRun, c: WastCommand): Outcome => {
+    const why = skipLines[String(c.line)];
+    if (why !== undefined) {
+      run.notRun(c);
+      return { status: "skip", key: "", detail: why };
+    }
+    options.onCommand?.(c.line);
+    return run.run(c);
+  };
 
   const originalBytes = (m: WastModule): ModuleBytes => {
     if (m.form === "binary") return { bytes: m.bytes! };
@@ -1436,7 +1478,7 @@ export async function execScript(path: string, suiteDir: string, options: ExecOp
   const originals: Outcome[] = [];
   const compared: boolean[] = runnable.map((c) => {
     const after = base.afterFailedModule;
-    const o = base.run(c);
+    const o = runOne(base, c);
     originals.push(o);
     if (o.status === "pass") {
       result.checked++;
@@ -1446,6 +1488,7 @@ export async function execScript(path: string, suiteDir: string, options: ExecOp
     bump(result.skips, skipReason(c, o, after));
     return false;
   });
+  if (options.keepOutcomes) result.outcomes = originals.map((o, i) => ({ line: runnable[i]!.line, kind: runnable[i]!.kind, status: o.status, detail: o.detail }));
 
   for (const v of options.variants) {
     options.onPhase?.(v.name);
@@ -1458,7 +1501,10 @@ export async function execScript(path: string, suiteDir: string, options: ExecOp
         try {
           out = { bytes: optimize(orig.bytes, { passes: v.passes, target: "raw" }).binary };
           result.optimized++;
-          if (!sameBytes(out.bytes, orig.bytes)) result.changed++;
+          if (!sameBytes(out.bytes, orig.bytes)) {
+            result.changed++;
+            bump(result.changedBy, v.name);
+          }
         } catch (e) {
           if (e instanceof WasmDecodeError || e instanceof WasmValidationError) {
             bump(result.notOptimized, `our ${e instanceof WasmDecodeError ? "reader" : "validator"} rejects the module (npm run spec lists it)`);
@@ -1473,7 +1519,7 @@ export async function execScript(path: string, suiteDir: string, options: ExecOp
     };
     const run = new ScriptRun(variantBytes);
     runnable.forEach((c, i) => {
-      const o = run.run(c);
+      const o = runOne(run, c);
       if (!compared[i]) return;
       const orig = originals[i]!;
       const noted = c.module ? variantBytes(c.module) : undefined;
@@ -1506,7 +1552,19 @@ export function childScript(): string {
 }
 
 /** One line a child writes per event. */
-export type ChildEvent = { event: "phase"; file: string; phase: string } | { event: "result"; result: ExecResult };
+export type ChildEvent =
+  | { event: "phase"; file: string; phase: string }
+  | { event: "at"; file: string; line: number }
+  | { event: "result"; result: ExecResult };
+
+/** One line the parent writes to a child per script. */
+export interface ChildJob {
+  file: string;
+  /** Commands not to run (by line), with the reason: the ones V8 crashed on. */
+  skip?: Record<string, string>;
+  /** Report every command before running it (to find the one V8 crashes on). */
+  trace?: boolean;
+}
 
 export interface ParallelOptions {
   files: string[];
@@ -1520,27 +1578,44 @@ export interface ParallelOptions {
 }
 
 /** A script ended by the watchdog or by a crashed child. */
-function failedScript(file: string, suiteDir: string, variants: string[], phase: string | undefined, why: string): ExecResult {
+function failedScript(file: string, suiteDir: string, variants: string[], phase: string | undefined, line: number | undefined, why: string): ExecResult {
   const rel = relative(suiteDir, file).split(sep).join("/");
   const r = emptyResult(rel, variants.map((name) => ({ name, passes: [] })));
   if (phase === undefined || phase === "original") {
     r.scriptSkipped = `the original run ${why}`;
   } else {
     r.differ = 1;
-    r.differences.push({ file: rel, line: 0, command: "(whole script)", variant: phase, original: "the original run completed", optimized: why });
+    r.differences.push({ file: rel, line: line ?? 0, command: line === undefined ? "(whole script)" : "(the command at this line)", variant: phase, original: "the original run completed", optimized: why });
   }
   return r;
 }
 
+/** The V8 fatal error in a crashed child's stderr, or its last lines. */
+function crashReason(stderr: string): string {
+  const fatal = /^# (Check failed: .*|Fatal error.*|Debug check failed: .*)$/m.exec(stderr.split("# Fatal error in").pop() ?? "") ?? /(Check failed: .*)/.exec(stderr);
+  return fatal ? `V8 fatal error: ${fatal[1]!.trim()}` : stderr.trim().split("\n").slice(-3).join(" | ");
+}
+
+/** How often a script is retried after V8 crashed on one of its commands. */
+const MAX_CRASH_RETRIES = 20;
+
 /**
  * Runs scripts in `jobs` child processes (node with V8_FLAGS, the CLI in
- * child mode), biggest scripts first. A child that crashes or stalls is
- * killed; its script is reported and the rest of its share goes on in a new child.
+ * child mode), biggest scripts first. A child that stalls is killed and its
+ * script reported. A child that crashes in the original run (V8 itself
+ * aborts on some modules) is rerun with every command traced, then again
+ * with the command it crashed on skipped (with V8's message as the reason);
+ * a crash in a variant only is a difference. Other scripts go on in a new child.
  */
 export async function runInChildren(o: ParallelOptions): Promise<ExecResult[]> {
-  const queue = [...o.files].sort((a, b) => sizeOf(b) - sizeOf(a));
+  const queue: ChildJob[] = [...o.files].sort((a, b) => sizeOf(b) - sizeOf(a)).map((file) => ({ file }));
+  const attempts = new Map<string, number>();
   const results: ExecResult[] = [];
   const timeout = o.phaseTimeoutMs ?? 180_000;
+  const report = (r: ExecResult): void => {
+    results.push(r);
+    o.onResult?.(r);
+  };
   const worker = async (): Promise<void> => {
     while (queue.length > 0) {
       // A child takes scripts from the shared queue one at a time, through its stdin.
@@ -1548,8 +1623,9 @@ export async function runInChildren(o: ParallelOptions): Promise<ExecResult[]> {
         const child: ChildProcess = spawn(process.execPath, [...V8_FLAGS, childScript(), "--child", "--suite", o.suiteDir, "--variants", o.variants.join(","), ...(o.cache === false ? ["--no-cache"] : [])], {
           stdio: ["pipe", "pipe", "pipe"],
         });
-        let current: string | undefined;
+        let current: ChildJob | undefined;
         let phase: string | undefined;
+        let line: number | undefined;
         let timer: NodeJS.Timeout | undefined;
         let stderr = "";
         let finished = false;
@@ -1557,43 +1633,44 @@ export async function runInChildren(o: ParallelOptions): Promise<ExecResult[]> {
           if (timer) clearTimeout(timer);
           timer = setTimeout(() => {
             if (current !== undefined) {
-              const r = failedScript(current, o.suiteDir, o.variants, phase, `did not finish within ${timeout / 1000} s (phase ${phase ?? "start"})`);
-              results.push(r);
-              o.onResult?.(r);
+              report(failedScript(current.file, o.suiteDir, o.variants, phase, line, `did not finish within ${timeout / 1000} s (phase ${phase ?? "start"})`));
               current = undefined;
             }
             child.kill("SIGKILL");
           }, timeout);
         };
         const next = (): void => {
-          const f = queue.shift();
-          if (f === undefined) {
+          const job = queue.shift();
+          if (job === undefined) {
             current = undefined;
             child.stdin!.end();
             return;
           }
-          current = f;
+          current = job;
           phase = undefined;
+          line = undefined;
           arm();
-          child.stdin!.write(`${f}\n`);
+          child.stdin!.write(`${JSON.stringify(job)}\n`);
         };
         child.stderr!.on("data", (d: Buffer) => {
           stderr += d.toString();
           if (stderr.length > 20000) stderr = stderr.slice(-20000);
         });
-        createInterface({ input: child.stdout! }).on("line", (line) => {
+        createInterface({ input: child.stdout! }).on("line", (text) => {
           let ev: ChildEvent;
           try {
-            ev = JSON.parse(line) as ChildEvent;
+            ev = JSON.parse(text) as ChildEvent;
           } catch {
             return;
           }
           if (ev.event === "phase") {
             phase = ev.phase;
+            line = undefined;
             arm();
+          } else if (ev.event === "at") {
+            line = ev.line;
           } else {
-            results.push(ev.result);
-            o.onResult?.(ev.result);
+            report(ev.result);
             next();
           }
         });
@@ -1601,12 +1678,19 @@ export async function runInChildren(o: ParallelOptions): Promise<ExecResult[]> {
           if (timer) clearTimeout(timer);
           if (finished) return;
           finished = true;
-          if (current !== undefined) {
-            const fatal = /^# (Check failed: .*|Fatal error.*|Debug check failed: .*)$/m.exec(stderr.split("# Fatal error in").pop() ?? "") ?? /(Check failed: .*)/.exec(stderr);
-            const why = fatal ? `V8 fatal error: ${fatal[1]!.trim()}` : stderr.trim().split("\n").slice(-3).join(" | ");
-            const r = failedScript(current, o.suiteDir, o.variants, phase, `crashed node (exit ${code ?? signal}): ${why}`);
-            results.push(r);
-            o.onResult?.(r);
+          const job = current;
+          if (job !== undefined) {
+            const why = `crashed node (exit ${code ?? signal}): ${crashReason(stderr)}`;
+            const n = (attempts.get(job.file) ?? 0) + 1;
+            attempts.set(job.file, n);
+            if ((phase === undefined || phase === "original") && n <= MAX_CRASH_RETRIES) {
+              // Find the command V8 crashes on, then skip it.
+              const skip = { ...job.skip };
+              if (job.trace && line !== undefined) skip[String(line)] = `V8 (Node ${process.versions.node}) crashed on it: ${crashReason(stderr)}`;
+              queue.unshift({ file: job.file, skip, trace: true });
+            } else {
+              report(failedScript(job.file, o.suiteDir, o.variants, phase, job.trace ? line : undefined, why));
+            }
           }
           resolve();
         });
@@ -1641,6 +1725,7 @@ export interface ExecSummary {
   differ: number;
   optimized: number;
   changed: number;
+  changedBy: Record<string, number>;
   skips: Record<string, number>;
   scriptSkips: Record<string, number>;
   notOptimized: Record<string, number>;
@@ -1652,7 +1737,7 @@ export function summarizeExec(results: ExecResult[], groupOfResult: (r: ExecResu
     const g = groupOfResult(r);
     let s = by.get(g);
     if (!s) {
-      s = { group: g, scripts: 0, scriptsSkipped: 0, commands: 0, checked: 0, checkedAssertions: 0, skipped: 0, agree: 0, differ: 0, optimized: 0, changed: 0, skips: {}, scriptSkips: {}, notOptimized: {} };
+      s = { group: g, scripts: 0, scriptsSkipped: 0, commands: 0, checked: 0, checkedAssertions: 0, skipped: 0, agree: 0, differ: 0, optimized: 0, changed: 0, changedBy: {}, skips: {}, scriptSkips: {}, notOptimized: {} };
       by.set(g, s);
     }
     s.scripts++;
@@ -1667,6 +1752,7 @@ export function summarizeExec(results: ExecResult[], groupOfResult: (r: ExecResu
     s.differ += r.differ;
     s.optimized += r.optimized;
     s.changed += r.changed;
+    for (const [k, n] of Object.entries(r.changedBy ?? {})) bump(s.changedBy, k, n);
     for (const [k, n] of Object.entries(r.skips)) {
       s.skipped += n;
       bump(s.skips, k, n);
