@@ -1,10 +1,13 @@
-// npm run corpus [-- --all] [--only NAME[,NAME]] [--passes a,b] [--sequential] [--json FILE]
+// npm run corpus [-- --all] [--only NAME[,NAME]] [--module M[,M]] [--passes a,b] [--coverage] [--sequential] [--json FILE]
 //
 // The behaviour oracle over the npm corpus (see test/oracle/run-corpus.ts):
 // each package's wasm is optimized, a real workload runs through the
 // package's own API with the original and with the optimized wasm, and the
 // outputs are compared exactly. Exit code 0 when every workload is ok, 1 on
 // any difference or error, 2 on a usage error.
+//
+// `--passes test-swap-i32-constants` selects a pass that is wrong on purpose
+// (test/oracle/broken-pass.ts), to see the oracle catch it.
 
 import { formatResult, runCorpus, selectWorkloads, summarize, writeResultsJson } from "../test/oracle/run-corpus.js";
 import { WORKLOADS } from "../test/oracle/workloads/index.js";

@@ -82,3 +82,13 @@ test("the oracle reports DIFFERENT when the optimized modules crash", async () =
   assert.equal(r.status, "DIFFERENT", `expected DIFFERENT, got ${r.status}: ${r.detail}`);
   assert.ok(r.detail && r.detail.length > 0, "the report says what differed");
 });
+
+test("coverage mode: instrumented modules behave the same and report which functions ran", async () => {
+  const r = await runWorkload(findWorkload("hash-wasm"), { coverage: true });
+  assert.equal(r.status, "ok", `${r.status}: ${r.detail}`);
+  const md5 = r.coverage?.find((c) => c.name === "hash-wasm-md5");
+  assert.ok(md5, "coverage is reported per module");
+  assert.equal(md5.functions, 7);
+  assert.ok(md5.executed !== null && md5.executed >= 5 && md5.executed <= md5.functions, `md5 functions run: ${md5.executed}`);
+  assert.ok(md5.executedCodeBytes !== null && md5.executedCodeBytes > 0.9 * md5.codeBytes);
+});

@@ -195,6 +195,17 @@ export const PROGRAMS: readonly FixtureProgram[] = [
     ],
   },
   {
+    // near-identical function families, mutually recursive clones, pointers
+    // to family members: what fold-functions and merge-functions rewrite
+    name: "families",
+    language: "c",
+    source: "fixtures/c/families.c",
+    workloads: [
+      { name: "seed1", args: ["60", "1"], expectExit: 0, expectStdout: "total " },
+      { name: "seed99", args: ["25", "99"], expectExit: 0, expectStdout: "round 20:" },
+    ],
+  },
+  {
     name: "templates",
     language: "c++",
     source: "fixtures/cpp/templates.cpp",

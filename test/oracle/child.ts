@@ -9,7 +9,6 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { findWorkload } from "./workloads/index.js";
-import { COVERAGE_ENV, collectCoverage, installCoverageHooks } from "./coverage.js";
 import type { Output } from "./workload.js";
 
 export interface ChildResult {
@@ -21,8 +20,6 @@ export interface ChildResult {
   ms: number;
   /** CPU time (user + system) of this process during the run; work in helper processes (esbuild's service) is not included. */
   cpuMs: number;
-  /** In coverage mode: executed defined-function indices per module index (see coverage.ts). */
-  coverage?: Record<string, number[]>;
 }
 
 async function main(): Promise<void> {
@@ -32,8 +29,6 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const problems: string[] = [];
-  const coverage = process.env[COVERAGE_ENV] === "1";
-  if (coverage) installCoverageHooks();
   const t = performance.now();
   const cpu0 = process.cpuUsage();
   const cpuMs = (): number => {
@@ -54,7 +49,6 @@ async function main(): Promise<void> {
     const err = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     result = { ok: false, error: err, problems, ms: performance.now() - t, cpuMs: cpuMs() };
   }
-  if (coverage) result.coverage = collectCoverage();
   writeFileSync(resultFile, JSON.stringify(result));
   // Some packages keep handles open (worker threads, services); the result is written, so leave now.
   process.exit(0);

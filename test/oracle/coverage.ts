@@ -7,25 +7,32 @@
 // (`__wasm_compact_cov_<module>_<word>`); nothing else changes, so the
 // instrumented module computes what the original does (the runner checks that
 // too: the instrumented run's output must equal the original run's).
-// In the child process, installCoverageHooks() records every instance
-// created through WebAssembly.instantiate or new WebAssembly.Instance, and
-// collectCoverage() reads the bits back. Instances that Node creates itself
-// (ES module integration) or that live in other processes (esbuild's service)
-// are not seen: their modules report no coverage.
+// Every Node process of a coverage run (the workload's child process and the
+// processes it starts, like esbuild's service) preloads coverage-hook.js via
+// NODE_OPTIONS: installCoverageHooks() records every instance created through
+// WebAssembly.instantiate or new WebAssembly.Instance, and at exit the process
+// writes collectCoverage() (the bits read back) into the coverage folder,
+// where readCoverageFolder() merges them.
 
 import { decodeFunctionBody, readModule } from "../../src/binary/reader.js";
 import { writeModule } from "../../src/binary/writer.js";
 import { idOf } from "../../src/binary/opcodes/index.js";
 import { BodyBuilder } from "../../src/ir/body.js";
 import { I32 } from "../../src/ir/types.js";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
-export const COVERAGE_ENV = "WASM_COMPACT_ORACLE_COVERAGE";
+/** Environment variable naming the folder where processes write their coverage. */
+export const COVERAGE_DIR_ENV = "WASM_COMPACT_ORACLE_COVERAGE_DIR";
+/** The preload module for NODE_OPTIONS. */
+export const COVERAGE_HOOK = new URL("./coverage-hook.js", import.meta.url).href;
 const PREFIX = "__wasm_compact_cov_";
 
-/** Returns the module with coverage counters, and its number of defined functions. */
-export function instrument(bytes: Uint8Array, moduleIndex: number): { bytes: Uint8Array; functions: number } {
+/** Returns the module with coverage counters, and the body size in bytes of each defined function. */
+export function instrument(bytes: Uint8Array, moduleIndex: number): { bytes: Uint8Array; bodySizes: number[] } {
   const m = readModule(bytes);
   const n = m.functions.length;
+  const bodySizes = m.functions.map((f) => f.raw?.length ?? 0);
   const words = Math.ceil(n / 32);
   const firstGlobal = m.numImportedGlobals + m.globals.length;
   const I32_CONST = idOf("i32.const");
@@ -59,7 +66,7 @@ export function instrument(bytes: Uint8Array, moduleIndex: number): { bytes: Uin
     f.body = out.finish();
     f.dirty = true;
   }
-  return { bytes: writeModule(m), functions: n };
+  return { bytes: writeModule(m), bodySizes };
 }
 
 const instances: WebAssembly.Instance[] = [];
@@ -101,5 +108,31 @@ export function collectCoverage(): Record<string, number[]> {
     for (const [word, w] of words) for (let b = 0; b < 32; b++) if (w & (1 << b)) executed.push(word * 32 + b);
     out[String(mod)] = executed.sort((x, y) => x - y);
   }
+  return out;
+}
+
+/**
+ * Merges the coverage that processes wrote into `dir`, after waiting (up to
+ * `waitMs`) for every process that started to have written its part.
+ */
+export async function readCoverageFolder(dir: string, waitMs = 10_000): Promise<Record<string, number[]>> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const started = readdirSync(dir).filter((f) => f.endsWith(".start"));
+    const pending = started.filter((f) => !existsSync(join(dir, f.replace(/\.start$/, ".json"))));
+    if (pending.length === 0 || performance.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const merged = new Map<string, Set<number>>();
+  for (const f of readdirSync(dir).filter((x) => x.endsWith(".json"))) {
+    const part = JSON.parse(readFileSync(join(dir, f), "utf8")) as Record<string, number[]>;
+    for (const [mod, fns] of Object.entries(part)) {
+      let set = merged.get(mod);
+      if (!set) merged.set(mod, (set = new Set()));
+      for (const fn of fns) set.add(fn);
+    }
+  }
+  const out: Record<string, number[]> = {};
+  for (const [mod, set] of merged) out[mod] = [...set].sort((a, b) => a - b);
   return out;
 }

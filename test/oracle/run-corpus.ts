@@ -10,20 +10,25 @@
 //              the original modules ran fine;
 //   error      the oracle could not decide: the optimizer threw, or the
 //              workload failed with the original modules.
+//
+// An optimized run that takes more than ten times as long as the original (and
+// over a minute) is stopped and reported DIFFERENT: broken loops do not hang
+// the oracle. Coverage mode instruments the modules instead of optimizing
+// them and reports which functions each workload runs (coverage.ts).
 
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { optimize } from "../../src/index.js";
 import type { Pass } from "../../src/index.js";
 import type { ChildResult } from "./child.js";
-import { TempDir } from "./util.js";
-import { COVERAGE_ENV, instrument } from "./coverage.js";
-import type { Workload } from "./workload.js";
 import { firstDifference } from "./compare.js";
+import { COVERAGE_DIR_ENV, COVERAGE_HOOK, instrument, readCoverageFolder } from "./coverage.js";
+import { TempDir } from "./util.js";
+import type { Workload } from "./workload.js";
+import { WORKLOADS } from "./workloads/index.js";
 
 export { firstDifference };
-import { WORKLOADS } from "./workloads/index.js";
 
 export type Status = "ok" | "DIFFERENT" | "error";
 
@@ -42,6 +47,9 @@ export interface ModuleCoverage {
   functions: number;
   /** Defined functions the workload executed; null if no instance of the module was observed. */
   executed: number | null;
+  /** Bytes of function bodies in the module, and in the executed functions (null: not observed). */
+  codeBytes: number;
+  executedCodeBytes: number | null;
 }
 
 export interface WorkloadResult {
@@ -232,7 +240,7 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
   try {
     const origFiles: string[] = [];
     const optFiles: string[] = [];
-    const functionCounts: number[] = [];
+    const bodySizes: number[][] = [];
     for (const [i, m] of originals.entries()) {
       const t = performance.now();
       let binary: Uint8Array;
@@ -242,7 +250,7 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
         else if (options.coverage) {
           const ins = instrument(m.bytes, i);
           binary = ins.bytes;
-          functionCounts[i] = ins.functions;
+          bodySizes[i] = ins.bodySizes;
         } else binary = optimize(m.bytes, { passes }).binary;
       } catch (e) {
         modules.push({ name: m.name, before: m.bytes.length, after: m.bytes.length, unchanged: true, optimizeMs: performance.now() - t });
@@ -260,7 +268,13 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
       const ms = slowdownLimit(orig.result.ms, factor);
       run.limitTo(ms, `was stopped after ${(ms / 1000).toFixed(0)} s, more than ${factor} times the original run's ${(orig.result.ms / 1000).toFixed(1)} s (or a minute)`);
     };
-    const optEnv = options.coverage ? { ...process.env, [COVERAGE_ENV]: "1" } : process.env;
+    const coverageDir = dir.file("coverage");
+    let optEnv = process.env;
+    if (options.coverage) {
+      mkdirSync(coverageDir);
+      const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --import=${COVERAGE_HOOK}`.trim();
+      optEnv = { ...process.env, NODE_OPTIONS: nodeOptions, [COVERAGE_DIR_ENV]: coverageDir };
+    }
     let orig: RunOutcome;
     let opt: RunOutcome;
     if (options.parallel ?? true) {
@@ -275,24 +289,31 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
       limitOptimized(p, orig);
       opt = await p.done;
     }
-    const times: Partial<WorkloadResult> = { originalMs: orig.result.ms, optimizedMs: opt.result.ms, originalCpuMs: orig.result.cpuMs, optimizedCpuMs: opt.result.cpuMs };
+    const extra: Partial<WorkloadResult> = { originalMs: orig.result.ms, optimizedMs: opt.result.ms, originalCpuMs: orig.result.cpuMs, optimizedCpuMs: opt.result.cpuMs };
     if (options.coverage) {
-      times.coverage = originals.map((m, i) => ({
-        name: m.name,
-        functions: functionCounts[i] ?? 0,
-        executed: opt.result.coverage?.[String(i)]?.length ?? null,
-      }));
+      const executed = await readCoverageFolder(coverageDir);
+      extra.coverage = originals.map((m, i) => {
+        const sizes = bodySizes[i] ?? [];
+        const ran = executed[String(i)] ?? null;
+        return {
+          name: m.name,
+          functions: sizes.length,
+          executed: ran ? ran.length : null,
+          codeBytes: sizes.reduce((a, b) => a + b, 0),
+          executedCodeBytes: ran ? ran.reduce((a, f) => a + (sizes[f] ?? 0), 0) : null,
+        };
+      });
     }
 
-    if (!orig.result.ok) return done("error", `the run with the original modules failed: ${orig.result.error}`, times);
+    if (!orig.result.ok) return done("error", `the run with the original modules failed: ${orig.result.error}`, extra);
     if (orig.result.problems.length > 0) {
-      return done("error", `cross-check failed with the original modules (the workload is wrong): ${orig.result.problems.join("; ")}`, times);
+      return done("error", `cross-check failed with the original modules (the workload is wrong): ${orig.result.problems.join("; ")}`, extra);
     }
-    if (!opt.result.ok) return done("DIFFERENT", `the run with the optimized modules failed: ${opt.result.error}`, times);
+    if (!opt.result.ok) return done("DIFFERENT", `the run with the optimized modules failed: ${opt.result.error}`, extra);
     const diff = firstDifference(orig.result.output, opt.result.output);
-    if (diff) return done("DIFFERENT", diff, times);
-    if (opt.result.problems.length > 0) return done("DIFFERENT", `cross-check failed with the optimized modules: ${opt.result.problems.join("; ")}`, times);
-    return done("ok", undefined, times);
+    if (diff) return done("DIFFERENT", diff, extra);
+    if (opt.result.problems.length > 0) return done("DIFFERENT", `cross-check failed with the optimized modules: ${opt.result.problems.join("; ")}`, extra);
+    return done("ok", undefined, extra);
   } finally {
     dir.remove();
   }
@@ -322,7 +343,13 @@ export function formatResult(r: WorkloadResult): string {
   const mods = `${r.modules.length} module${r.modules.length === 1 ? "" : "s"} ${before} -> ${after} B${unchanged === r.modules.length && r.modules.length > 0 ? " (bytes unchanged)" : ""}`;
   const head = `${r.status.padEnd(9)} ${r.name.padEnd(16)} ${mods}; runs ${seconds(r.originalMs)} / ${seconds(r.optimizedMs)} (cpu ${seconds(r.originalCpuMs)} / ${seconds(r.optimizedCpuMs)}), total ${seconds(r.totalMs)}`;
   const cov = r.coverage
-    ? `; functions run: ${r.coverage.map((c) => `${c.name} ${c.executed === null ? "not observed" : `${c.executed}/${c.functions} (${((100 * c.executed) / Math.max(1, c.functions)).toFixed(0)}%)`}`).join(", ")}`
+    ? `; functions run: ${r.coverage
+        .map((c) =>
+          c.executed === null || c.executedCodeBytes === null
+            ? `${c.name} not observed`
+            : `${c.name} ${c.executed}/${c.functions} (${((100 * c.executedCodeBytes) / Math.max(1, c.codeBytes)).toFixed(0)}% of code)`,
+        )
+        .join(", ")}`
     : "";
   return r.detail ? `${head}${cov} :: ${r.detail.replace(/\s*\n\s*/g, " ")}` : head + cov;
 }

@@ -3,7 +3,8 @@
 // real JavaScript and TypeScript sources match by match; several dozen single
 // regexes with captures over Unicode text (properties, scripts, case folding,
 // lookaround, backreferences, named groups, atomic and possessive groups,
-// absent operator, \G and \X); option flags and syntaxes; invalid patterns.
+// conditionals, subexpression calls, class intersections, absent operator,
+// \K, \G and \X); option flags and syntaxes; invalid patterns.
 // The plain-ASCII regexes are cross-checked against JavaScript's RegExp.
 //
 // The wasm goes in through the package's own loadWASM(bytes); the JS glue
@@ -100,6 +101,28 @@ const SINGLE: readonly [string, number[], number][] = [
   [String.raw`[[:digit:]]+-[[:digit:]]+`, [], SYNTAX.PosixExtended],
   [String.raw`a\{2,\}\|b\+`, [], SYNTAX.Grep],
   [String.raw`\(ab\)\1`, [], SYNTAX.Emacs],
+  [String.raw`(?:(<)|\()\w+(?(1)>|\))`, [], SYNTAX.Default],
+  [String.raw`(?<paren>\((?:[^()]|\g<paren>)*\))`, [], SYNTAX.Default],
+  [String.raw`\w+@\K\w+`, [], SYNTAX.Default],
+  [String.raw`[a-z&&[^aeiou]]{3,}`, [], SYNTAX.Default],
+  [String.raw`[[:^alpha:][:^space:]]+`, [], SYNTAX.Default],
+  [String.raw`\P{Latin}+`, [], SYNTAX.Default],
+  [String.raw`\p{^L}+`, [], SYNTAX.Default],
+  [String.raw`(?<=\b\w{2,5})\d`, [], SYNTAX.Default],
+  [String.raw`(?<!a|bc|def)line`, [], SYNTAX.Default],
+  [String.raw`(?i:SS|ǅ|Σ)`, [], SYNTAX.Default],
+  [String.raw`(?~|line|\d+)`, [], SYNTAX.Default],
+  [String.raw`\y\w+\y`, [], SYNTAX.Default],
+  [String.raw`(?m:.+)`, [], SYNTAX.Ruby],
+  [String.raw`(?<a>.)(?<b>.)\k<a>|\k<b>`, [], SYNTAX.Default],
+  [String.raw`\N{2}|\O{3}`, [], SYNTAX.Default],
+  [String.raw`a{,3}b{2}?c{1,}+`, [], SYNTAX.Default],
+  [String.raw`[\u00C0-\u024F]+|[\x{0400}-\x{04FF}]+`, [], SYNTAX.Default],
+  [String.raw`\A.{3}|.{3}\z|.{3}\Z`, [], SYNTAX.Default],
+  [String.raw`(?>\s+)|(?=\S)\S{4}(?!\S)`, [], SYNTAX.Default],
+  [String.raw`(?iW:STRASSE)|(?i)ǈ`, [], SYNTAX.Default],
+  [String.raw`(?x)(?<year>\d{4}) - (?<month>\d{2}) # named and spaced`, [OPT.CaptureGroup], SYNTAX.Default],
+  [String.raw`\d+`, [OPT.FindNotEmpty, OPT.Ignorecase], SYNTAX.Default],
 ];
 
 /** Plain regexes whose meaning is the same in Oniguruma and JavaScript (with the `u` flag): cross-checked. */
@@ -207,7 +230,7 @@ function exercise(onig: OnigApi, ctx: RunContext): Output {
 export const workload: Workload = {
   name: "vscode-oniguruma",
   size: "small",
-  description: "Oniguruma: grammar-style tokenizing of 3 real sources, 38 Unicode/capture regexes in 8 syntaxes, options, invalid patterns; vs RegExp",
+  description: "Oniguruma: grammar-style tokenizing of 3 real sources, 60 Unicode/capture regexes in 8 syntaxes, options, invalid patterns; vs RegExp",
   wasm: () => [{ name: "onig", bytes: corpusEntry("onig").bytes() }],
   async run(wasm, ctx) {
     return withTempDir("onig", async (dir) => {

@@ -251,6 +251,44 @@ async function runOnce(initSqlJs: InitSqlJs, wasm: Uint8Array, ctx: RunContext, 
   }
   out.queries = results;
 
+  // Schema changes, savepoints, attached databases, statistics and maintenance.
+  const maintenance: Output[] = [];
+  for (const sql of [
+    "ALTER TABLE items ADD COLUMN weight REAL DEFAULT 1.5",
+    "ALTER TABLE items RENAME COLUMN note TO remark",
+    "ALTER TABLE kv RENAME TO kv2",
+    "ALTER TABLE lines DROP COLUMN rate",
+    "SELECT id, weight, remark FROM items WHERE id IN (1, 2, 3) ORDER BY id",
+    "SAVEPOINT a; INSERT INTO kv2 VALUES ('sp', 1); SAVEPOINT b; DELETE FROM kv2; ROLLBACK TO b; RELEASE a; SELECT count(*) FROM kv2",
+    "BEGIN; UPDATE items SET qty = 0; ROLLBACK; SELECT sum(qty) FROM items",
+    "ATTACH ':memory:' AS aux; CREATE TABLE aux.t AS SELECT category, count(*) AS n FROM items GROUP BY category; SELECT * FROM aux.t JOIN main.items i ON i.category = aux.t.category WHERE i.id < 5 ORDER BY i.id",
+    "CREATE TEMP TABLE tmp AS SELECT customer, sum(amount) AS s FROM orders GROUP BY customer; SELECT count(*), round(max(s), 2) FROM tmp",
+    "CREATE INDEX items_expr ON items(lower(name)); CREATE INDEX orders_big ON orders(amount) WHERE amount > 500; SELECT count(*) FROM orders WHERE amount > 900",
+    "ANALYZE; SELECT tbl, idx, stat FROM sqlite_stat1 ORDER BY tbl, idx",
+    "REINDEX; PRAGMA optimize",
+    "INSERT INTO kv2 (k, v) SELECT name, qty FROM items WHERE id < 20 ON CONFLICT DO NOTHING; SELECT changes(), total_changes() > 0, last_insert_rowid() >= 0",
+    "WITH t(c, n) AS (SELECT category, count(*) FROM items GROUP BY category) UPDATE items SET qty = t.n FROM t WHERE items.category = t.c AND items.id < 10 RETURNING id, qty",
+    "SELECT * FROM pragma_table_xinfo('lines') ORDER BY cid",
+    "SELECT * FROM pragma_index_xinfo('items_name_cat') ORDER BY seqno",
+    "SELECT likelihood(id > 5, 0.9), unlikely(qty > 50), sqlite_compileoption_used('ENABLE_FTS3'), typeof(sqlite_source_id()) FROM items WHERE id = 7",
+    "INSERT INTO notes(notes) VALUES ('optimize'); SELECT count(*) FROM notes WHERE notes MATCH 'al*'",
+    "SELECT count(*) FROM notes WHERE notes MATCH 'omega OR sigma NEAR/3 tau'",
+    "SELECT count(*) FROM notes WHERE notes MATCH 'title:omega -body:alpha'",
+    "CREATE TABLE big(x BLOB); INSERT INTO big VALUES (zeroblob(300000)); UPDATE big SET x = x || x'0102'; SELECT length(x), hex(substr(x, -3)) FROM big",
+    "SELECT group_concat(DISTINCT category ORDER BY category DESC) FROM items",
+    "SELECT string_agg(name, ';' ORDER BY id) FROM (SELECT name, id FROM items WHERE id <= 6)",
+    "SELECT category, sum(qty) FILTER (WHERE qty > 50), round(avg(DISTINCT qty), 3) FROM items GROUP BY category ORDER BY 2 DESC",
+    "VALUES (1, 'a'), (2, 'b') UNION ALL SELECT 3, 'c' ORDER BY 1 DESC LIMIT 2 OFFSET 1",
+    "DETACH aux; PRAGMA page_count; PRAGMA freelist_count; PRAGMA schema_version",
+  ]) {
+    try {
+      maintenance.push(toOutput(db.exec(sql)));
+    } catch (e) {
+      maintenance.push(`error: ${(e as Error).message}`);
+    }
+  }
+  out.maintenance = maintenance;
+
   // Error paths: messages come from SQLite inside the wasm.
   const errors: Output[] = [];
   for (const bad of [
