@@ -37,6 +37,7 @@ const BINARYEN_FLAGS: Record<Exclude<Feature, "mvp">, string[]> = {
   memory64: ["--enable-memory64"],
   "multi-memory": ["--enable-multimemory"],
   "extended-const": ["--enable-extended-const"],
+  "wide-arithmetic": ["--enable-wide-arithmetic"],
 };
 
 /** Features binaryen 132 enables without any flag (`wasm-opt --print-features` on an empty module). */

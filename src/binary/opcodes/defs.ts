@@ -93,7 +93,8 @@ export type Feature =
   | "gc"
   | "memory64"
   | "multi-memory"
-  | "extended-const";
+  | "extended-const"
+  | "wide-arithmetic";
 
 export interface OpDef {
   /** text-format mnemonic, e.g. "i32.add" */

@@ -29,4 +29,9 @@ export const MISC_OPS: OpDef[] = [
   m(15, "table.grow", [Table], undefined, READ_TABLE | WRITE_TABLE, "reference-types"),
   m(16, "table.size", [Table], undefined, READ_TABLE, "reference-types"),
   m(17, "table.fill", [Table], undefined, WRITE_TABLE | TRAP, "reference-types"),
+  // wide-arithmetic proposal: 128-bit add/sub on (lo, hi) pairs, 64x64->128 multiply
+  m(19, "i64.add128", [], "i64 i64 i64 i64 -> i64 i64", NONE, "wide-arithmetic"),
+  m(20, "i64.sub128", [], "i64 i64 i64 i64 -> i64 i64", NONE, "wide-arithmetic"),
+  m(21, "i64.mul_wide_s", [], "i64 i64 -> i64 i64", NONE, "wide-arithmetic"),
+  m(22, "i64.mul_wide_u", [], "i64 i64 -> i64 i64", NONE, "wide-arithmetic"),
 ];
