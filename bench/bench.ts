@@ -57,8 +57,9 @@ export const BINARYEN_PASSES: readonly { label: string; args: string[] }[] = [
 ];
 
 const BINARYEN_PASSES_METHOD =
-  "each is wasm-opt (same binaryen, same feature flags) on the -Oz baseline: roundtrip = no pass, only re-encoding at " +
-  "-Oz's levels (-ol 2 -s 2; shows that re-encoding alone changes nothing); dfe = --duplicate-function-elimination, " +
+  "each is wasm-opt (same binaryen, same feature flags) on the -Oz baseline: roundtrip = no pass, only reading and " +
+  "writing the module again at -Oz's levels (-ol 2 -s 2), which shows what re-encoding alone changes (read the pass " +
+  "columns against it); dfe = --duplicate-function-elimination, " +
   "msf = --merge-similar-functions, code-folding = --code-folding (each with -ol 2 -s 2); sandwich = " +
   "--merge-similar-functions -Oz --merge-similar-functions -Oz. Ratios are result / baseline.";
 

@@ -105,20 +105,29 @@ function median(xs: readonly number[]): number {
 
 function passesTable(r: BenchResults): string {
   const rows: string[][] = [];
+  let idle = 0;
   for (const f of r.files) {
     for (const p of f.ours?.passes ?? []) {
-      const stats = Object.entries(p.stats)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(", ");
-      rows.push([f.name, p.name, thousands(p.bytesSaved), p.timeMs.toFixed(1), p.kept ? "yes" : "undone", stats || "-"]);
+      const did = p.changed || p.bytesSaved !== 0 || !p.kept;
+      if (!did) {
+        idle++;
+        continue;
+      }
+      rows.push([f.name, p.name, thousands(p.bytesSaved), p.timeMs.toFixed(1), p.kept ? "yes" : "undone", statsText(p.stats)]);
     }
   }
   for (const t of r.summary.passTotals) {
-    const stats = Object.entries(t.stats).map(([k, v]) => `${k}=${v}`).join(", ");
-    rows.push([`**all files**`, `**${t.name}**`, `**${thousands(t.bytesSaved)}**`, t.timeMs.toFixed(1), "", stats || "-"]);
+    rows.push([`**all files**`, `**${t.name}**`, `**${thousands(t.bytesSaved)}**`, t.timeMs.toFixed(1), "", statsText(t.stats)]);
   }
   if (rows.length === 0) return "_No passes ran: the pipeline is empty, so wasm-compact only read, validated and rewrote each module._";
-  return table(["module", "pass", "bytes saved", "ms", "kept", "counts"], rows, ["l", "l", "r", "r", "l", "l"]);
+  const note = idle > 0 ? `\n\n_${idle} (module, pass) runs that left the module unchanged are not listed; the JSON has them all, with their times and counts._` : "";
+  return table(["module", "pass", "bytes saved", "ms", "kept", "counts"], rows, ["l", "l", "r", "r", "l", "l"]) + note;
+}
+
+/** Non-zero counters only ("functionsFolded=8, identicalClasses=2"), or "-". */
+function statsText(stats: Record<string, number>): string {
+  const nz = Object.entries(stats).filter(([, v]) => v !== 0);
+  return nz.length > 0 ? nz.map(([k, v]) => `${k}=${v}`).join(", ") : "-";
 }
 
 function binaryenTable(r: BenchResults): string {

@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Workload } from "../test/oracle/workload.js";
 import { describeFailure, runMeasured } from "./measure.js";
 import type { RuntimeResult } from "./results.js";
-import { fmtInterval, median, ratioOfMediansCI, RATIO_CI_METHOD } from "./stats.js";
+import { fmtInterval, median, ratioOfMediansCI } from "./stats.js";
 import type { ChildConfig, ChildResult } from "./workload-child.js";
 
 export interface LoadedWorkload {
@@ -73,8 +73,7 @@ export const RUNTIME_METHOD =
   "Baseline and optimized samples are taken in pairs with alternating order (AB, BA, ...); pairs are added until the " +
   "95 % interval of the wall-time ratio is within the target (after at least 8 pairs for small workloads, 5 for big) or the time budget " +
   "runs out. Modules of the workload that were not selected are the -Oz baseline on both sides. Every output is " +
-  "hashed; outputsEqual says whether both sides produced the same digests. Interval: " +
-  RATIO_CI_METHOD;
+  "hashed; outputsEqual says whether both sides produced the same digests.";
 
 function configFor(size: "small" | "big", quick: boolean): ChildConfig & { minPairs: number; maxPairs: number } {
   if (quick) return { minWarmup: 1, maxWarmup: 1, warmupMs: 0, minIterations: 1, maxIterations: 1, minMs: 0, minPairs: 1, maxPairs: 1 };

@@ -90,7 +90,10 @@ export function validateModule(m: Module, options: ValidateOptions = {}): void {
   };
   const checkMemType = (l: Limits, what: string): void => {
     const log2 = l.pageSizeLog2 ?? 16;
-    const pages = l.is64 ? 1n << BigInt(64 - log2) : 1n << BigInt(32 - log2);
+    if (log2 !== 0 && log2 !== 16) fail(`invalid custom page size 2^${log2} (must be 1 or 65536 bytes) in ${what}`);
+    // byte-sized pages: the page count itself must fit the address type
+    const bits = l.is64 ? 64 : 32;
+    const pages = log2 === 0 ? (1n << BigInt(bits)) - 1n : 1n << BigInt(bits - log2);
     if (big(l.min) > pages || (l.max !== null && big(l.max) > pages)) {
       fail(l.is64 ? `memory size must be at most 2^48 pages (in ${what})` : `memory size must be at most 65536 pages (4GiB) (in ${what})`);
     }

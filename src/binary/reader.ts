@@ -299,7 +299,8 @@ function readRefType(s: ByteReader): ValType {
 function readLimits(s: ByteReader, memory: boolean): Limits {
   const at = s.pos;
   const flags = s.u8();
-  const allowed = memory ? 0x07 : 0x05;
+  // bit 0: has max, bit 1: shared, bit 2: 64-bit, bit 3 (memories, custom-page-sizes proposal): page size given
+  const allowed = memory ? 0x0f : 0x05;
   if ((flags & ~allowed) !== 0) s.fail(`malformed limits flags 0x${flags.toString(16)}`, at);
   const is64 = (flags & 4) !== 0;
   // Wasm 3.0 reads every limit as u64; the validator bounds it per address type.
@@ -309,7 +310,14 @@ function readLimits(s: ByteReader, memory: boolean): Limits {
   };
   const min = readNum();
   const max = flags & 1 ? readNum() : null;
-  return { min, max, shared: (flags & 2) !== 0, is64 };
+  const limits: Limits = { min, max, shared: (flags & 2) !== 0, is64 };
+  if (flags & 8) {
+    const pageAt = s.pos;
+    const log2 = s.u32();
+    if (log2 >= 64) s.fail(`invalid custom page size 2^${log2}`, pageAt);
+    limits.pageSizeLog2 = log2;
+  }
+  return limits;
 }
 
 function readTableType(s: ByteReader): TableType {

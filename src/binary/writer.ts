@@ -263,10 +263,12 @@ function writeField(w: ByteWriter, f: FieldType): void {
 }
 
 function writeLimits(w: ByteWriter, l: Limits): void {
-  w.u8((l.max !== null ? 1 : 0) | (l.shared ? 2 : 0) | (l.is64 ? 4 : 0));
+  const custom = l.pageSizeLog2 !== undefined;
+  w.u8((l.max !== null ? 1 : 0) | (l.shared ? 2 : 0) | (l.is64 ? 4 : 0) | (custom ? 8 : 0));
   const put = (v: number | bigint) => w.u64(v);
   put(l.min);
   if (l.max !== null) put(l.max);
+  if (custom) w.u32(l.pageSizeLog2!);
 }
 
 function writeTableType(w: ByteWriter, t: TableType): void {
