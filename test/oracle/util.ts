@@ -64,16 +64,8 @@ export function toOutput(v: unknown): Output {
 }
 
 /** A deterministic pseudo-random generator (mulberry32); same seed, same sequence. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from "../../bench/stats.js";
+import { rng } from "../../bench/stats.js";
 
 /** `n` deterministic pseudo-random bytes. */
 export function randomBytes(seed: number, n: number): Uint8Array {
