@@ -212,13 +212,7 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
       if (!pass.mayGrow && !judge.notWorse(current, next)) {
         // Undo: re-read the last good bytes (lazily, so this is cheap).
         kept = false;
-        const a = judge.sizes(current);
-        const b = judge.sizes(next);
-        const what = (["raw", "gzip", "brotli"] as const)
-          .filter((k) => a[k] !== undefined && b[k]! > a[k]!)
-          .map((k) => `${k} ${a[k]} -> ${b[k]}`)
-          .join(", ");
-        notes.push(`undone: the module grew (${what}) under target ${target}`);
+        notes.push(`undone: the module grew (${judge.explainGrowth(current, next)}) under target ${target}`);
         try {
           m = readModule(current);
         } catch (e) {

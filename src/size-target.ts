@@ -14,13 +14,23 @@ export const SIZE_TARGETS: readonly SizeTarget[] = ["raw", "gzip", "brotli", "ba
 export interface SizeMeasures {
   gzip?: (bytes: Uint8Array) => number;
   brotli?: (bytes: Uint8Array) => number;
+  /**
+   * A fast stand-in for `brotli` (e.g. a low quality level). When given, a
+   * change it finds worse is refused without running the real brotli: a
+   * refusal is always safe, and the real measure still decides every change
+   * that is taken.
+   */
+  brotliFast?: (bytes: Uint8Array) => number;
 }
 
 export interface Sizes {
   raw: number;
   gzip?: number;
   brotli?: number;
+  brotliFast?: number;
 }
+
+type Measure = "gzip" | "brotli" | "brotliFast";
 
 /** A content key for the measurement cache (length + FNV-1a over the bytes). */
 function contentKey(b: Uint8Array): string {
@@ -31,18 +41,19 @@ function contentKey(b: Uint8Array): string {
 
 export class SizeJudge {
   // Keyed by content: the pipeline and a pass often write the same module
-  // separately, and each compressor run can take a second.
+  // separately, and each compressor run can take seconds.
   private cache = new Map<string, Sizes>();
   /** Number of compressor runs so far (for reports and budgets). */
   measurements = 0;
+  private readonly components: ("gzip" | "brotli")[];
 
   constructor(
     readonly target: SizeTarget,
     private readonly measures: SizeMeasures = {},
   ) {
-    const need = target === "balanced" ? ["gzip", "brotli"] : target === "raw" ? [] : [target];
-    for (const n of need) {
-      if (!measures[n as keyof SizeMeasures]) throw new Error(`size target "${target}" needs a ${n} measure`);
+    this.components = target === "balanced" ? ["gzip", "brotli"] : target === "raw" ? [] : [target];
+    for (const n of this.components) {
+      if (!measures[n]) throw new Error(`size target "${target}" needs a ${n} measure`);
     }
   }
 
@@ -51,49 +62,71 @@ export class SizeJudge {
     return this.target !== "raw";
   }
 
-  sizes(bytes: Uint8Array): Sizes {
-    if (this.target === "raw") return { raw: bytes.length };
+  private entry(bytes: Uint8Array): Sizes {
     const key = contentKey(bytes);
     let s = this.cache.get(key);
-    if (s) return s;
-    s = { raw: bytes.length };
-    if (this.target === "gzip" || this.target === "balanced") {
-      s.gzip = this.measures.gzip!(bytes);
-      this.measurements++;
+    if (!s) {
+      if (this.cache.size > 64) this.cache.clear();
+      s = { raw: bytes.length };
+      this.cache.set(key, s);
     }
-    if (this.target === "brotli" || this.target === "balanced") {
-      s.brotli = this.measures.brotli!(bytes);
-      this.measurements++;
-    }
-    if (this.cache.size > 64) this.cache.clear();
-    this.cache.set(key, s);
     return s;
+  }
+
+  private measure(bytes: Uint8Array, which: Measure): number {
+    const s = this.entry(bytes);
+    let v = s[which];
+    if (v === undefined) {
+      v = this.measures[which]!(bytes);
+      s[which] = v;
+      this.measurements++;
+    }
+    return v;
+  }
+
+  /** The sizes measured so far for these bytes (no new compressor runs). */
+  known(bytes: Uint8Array): Sizes {
+    return { ...this.entry(bytes) };
+  }
+
+  /**
+   * Compares under the target. `strict`: each counted size must shrink
+   * (balanced: raw shrinks, compressed sizes do not grow); otherwise no
+   * counted size may grow.
+   */
+  private compare(before: Uint8Array, after: Uint8Array, strict: boolean): boolean {
+    if (this.target === "raw" || this.target === "balanced") {
+      if (strict ? after.length >= before.length : after.length > before.length) return false;
+    }
+    if (this.target === "raw") return true;
+    if (this.components.includes("brotli") && this.measures.brotliFast) {
+      if (this.measure(after, "brotliFast") > this.measure(before, "brotliFast")) return false;
+    }
+    // gzip first: it is the cheaper one
+    for (const c of this.components) {
+      const a = this.measure(before, c);
+      const b = this.measure(after, c);
+      if (strict && this.target !== "balanced" ? b >= a : b > a) return false;
+    }
+    return true;
   }
 
   /** Is `after` an improvement over `before` under the target? */
   better(before: Uint8Array, after: Uint8Array): boolean {
-    if (this.target === "raw") return after.length < before.length;
-    if (this.target === "balanced" && after.length >= before.length) return false;
-    const a = this.sizes(before);
-    const b = this.sizes(after);
-    switch (this.target) {
-      case "gzip":
-        return b.gzip! < a.gzip!;
-      case "brotli":
-        return b.brotli! < a.brotli!;
-      default:
-        return b.gzip! <= a.gzip! && b.brotli! <= a.brotli!;
-    }
+    return this.compare(before, after, true);
   }
 
   /** Is `after` no worse than `before` (what a pass must at least achieve to be kept)? */
   notWorse(before: Uint8Array, after: Uint8Array): boolean {
-    if (after.length > before.length && this.target !== "gzip" && this.target !== "brotli") return false;
-    if (this.target === "raw") return true;
-    const a = this.sizes(before);
-    const b = this.sizes(after);
-    if (a.gzip !== undefined && b.gzip! > a.gzip) return false;
-    if (a.brotli !== undefined && b.brotli! > a.brotli) return false;
-    return true;
+    return this.compare(before, after, false);
+  }
+
+  /** "raw 10 -> 12, brotli 5 -> 6": the sizes that grew, among those measured. */
+  explainGrowth(before: Uint8Array, after: Uint8Array): string {
+    const a = this.known(before);
+    const b = this.known(after);
+    const keys: (keyof Sizes)[] = ["raw", "gzip", "brotli", "brotliFast"];
+    const grew = keys.filter((k) => a[k] !== undefined && b[k] !== undefined && b[k]! > a[k]!);
+    return grew.map((k) => `${k === "brotliFast" ? "brotli (fast estimate)" : k} ${a[k]} -> ${b[k]}`).join(", ") || "no size grew";
   }
 }

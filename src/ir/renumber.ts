@@ -97,3 +97,22 @@ function rewriteBody(body: Body, fix: (old: number) => number): boolean {
   }
   return changed;
 }
+
+/**
+ * An order for redirectFunctions that moves as few functions as possible:
+ * each removed function's index is taken by one of the last kept functions,
+ * instead of shifting every later function down. Function indices appear in
+ * every call, so this keeps most of the module's bytes (and what a
+ * compressor already saw) as they were.
+ */
+export function fillHolesOrder(nImp: number, target: Int32Array): number[] {
+  const kept: number[] = [];
+  for (let i = nImp; i < target.length; i++) if (target[i] === i) kept.push(i);
+  const count = kept.length;
+  const end = nImp + count; // new index space: [nImp, end)
+  // kept functions beyond the new end move into the holes below it
+  const movers = kept.filter((i) => i >= end).reverse();
+  const order: number[] = [];
+  for (let pos = nImp; pos < end; pos++) order.push(target[pos] === pos ? pos : movers.pop()!);
+  return order;
+}

@@ -9,7 +9,7 @@ import { idOf } from "../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
 import { constExprs, type Module } from "../ir/module.js";
-import { redirectFunctions } from "../ir/renumber.js";
+import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import { removeParams } from "./params.js";
 
@@ -57,7 +57,7 @@ export function removeDeadFunctions(m: Module): number {
     target[i] = i < nImp || live[i] ? i : -1;
     if (target[i] < 0) removed++;
   }
-  if (removed) redirectFunctions(m, target);
+  if (removed) redirectFunctions(m, target, fillHolesOrder(nImp, target));
   return removed;
 }
 

@@ -8,7 +8,7 @@
 import { decodeFunctionBody } from "../binary/reader.js";
 import { funcRefs, groupBy, shapeEqual, shapeHash, type ShapeMode } from "../analysis/func-shape.js";
 import { observableIdentity } from "../analysis/func-identity.js";
-import { redirectFunctions } from "../ir/renumber.js";
+import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
 import type { Module } from "../ir/module.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import { functionCost, paramCount, setBody, thunkBody } from "./thunk.js";
@@ -108,7 +108,7 @@ export function foldFunctions(m: Module, keepExportIdentity: boolean): FoldResul
       entries.push({ function: funcLabel(m, i), became: "thunk", into: funcLabel(m, rep), args: [] });
     }
   }
-  if (folded > 0) redirectFunctions(m, target);
+  if (folded > 0) redirectFunctions(m, target, fillHolesOrder(nImp, target));
   return { folded, thunks, classes: classes.length, entries };
 }
 
