@@ -397,7 +397,11 @@ class Bench {
       lw,
       basePaths,
       optPaths,
-      { modules: mods.map((m) => m.name), optimizedModules: used.map((m) => m.name) },
+      {
+        modules: mods.map((m) => m.name),
+        optimizedModules: used.map((m) => m.name),
+        identicalBytes: basePaths.every((p, i) => p === optPaths[i] || readFileSync(p).equals(readFileSync(optPaths[i]!))),
+      },
       { targetHalfWidth: this.opts.targetHalfWidth, budgetSeconds: budget, quick: this.opts.quick, log },
     );
   }

@@ -79,7 +79,8 @@ function timingTable(r: BenchResults): string {
 function runtimeTable(r: BenchResults): string {
   const rows = r.runtime.map((w) => [
     w.workload,
-    w.optimizedModules.length === w.modules.length ? "all" : w.optimizedModules.join(", "),
+    (w.optimizedModules.length === w.modules.length ? "all" : w.optimizedModules.join(", ")) +
+      (w.identicalBytes ? " (byte-identical to the baseline: an A/A run, the spread is noise)" : ""),
     fmtRatio(w.slowdown.ratio, 3),
     fmtBounds(w.slowdown),
     w.slowdown.halfWidth !== null ? `±${(w.slowdown.halfWidth * 100).toFixed(1)} %` : "n/a",

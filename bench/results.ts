@@ -88,6 +88,11 @@ export interface RuntimeResult {
   budgetSeconds: number;
   /** True if every run of both modules produced the same output digest. */
   outputsEqual: boolean;
+  /**
+   * True if the optimized modules are byte-identical to the baseline: the
+   * measurement is then an A/A run, and its spread is timing noise only.
+   */
+  identicalBytes: boolean;
   error: string | null;
 }
 

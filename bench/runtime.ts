@@ -89,7 +89,7 @@ export async function measureRuntime(
   lw: LoadedWorkload,
   baselinePaths: readonly string[],
   optimizedPaths: readonly string[],
-  meta: { modules: string[]; optimizedModules: string[] },
+  meta: { modules: string[]; optimizedModules: string[]; identicalBytes: boolean },
   opts: RuntimeOptions,
 ): Promise<RuntimeResult> {
   const w = lw.workload;
@@ -108,6 +108,7 @@ export async function measureRuntime(
     description: w.description,
     modules: meta.modules,
     optimizedModules: meta.optimizedModules,
+    identicalBytes: meta.identicalBytes,
     baselineMs: [],
     optimizedMs: [],
     baselineCpuMs: [],

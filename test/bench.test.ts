@@ -61,7 +61,7 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
 
     // Markdown on stdout.
     assert.match(r.stdout, /^\| hash-wasm-md5 \| [\d,]+ \| [\d,]+ \| \d\.\d{4} \|/m);
-    assert.match(r.stdout, /\| md5-smoke \| all \|/);
+    assert.match(r.stdout, /\| md5-smoke \| all \(byte-identical to the baseline: an A\/A run, the spread is noise\) \|/);
 
     const res = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as BenchResults;
     assert.equal(res.schema, 1);
@@ -230,7 +230,7 @@ test("measureRuntime: stops on the interval, on the budget, and reports a failin
     const spin = loaded.find((l) => l.workload.name === "spin")!;
     const mod = join(dir, "empty.wasm");
     writeFileSync(mod, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
-    const meta = { modules: ["empty"], optimizedModules: ["empty"] };
+    const meta = { modules: ["empty"], optimizedModules: ["empty"], identicalBytes: true };
 
     // A target of ±50 % is met as soon as the minimum number of pairs is there.
     const wide = await measureRuntime(spin, [mod], [mod], meta, { targetHalfWidth: 0.5, budgetSeconds: 120, quick: false });
@@ -244,6 +244,7 @@ test("measureRuntime: stops on the interval, on the budget, and reports a failin
     assert.ok(wide.baselineMs.every((ms) => ms >= 2 && ms < 50), "each sample is one run of about 2 ms");
     assert.ok(wide.iterations >= 3);
     assert.equal(wide.outputsEqual, true);
+    assert.equal(wide.identicalBytes, true, "the same module on both sides is reported as an A/A run");
     assert.equal(wide.loadAverage.end.length, 3);
 
     // An unreachable target with a tiny budget: stops after the first pair, says why, no interval.
@@ -253,7 +254,7 @@ test("measureRuntime: stops on the interval, on the budget, and reports a failin
     assert.equal(tight.slowdown.lo, null);
 
     const fail = loaded.find((l) => l.workload.name === "fail")!;
-    const bad = await measureRuntime(fail, [], [], { modules: [], optimizedModules: [] }, { targetHalfWidth: 0.02, budgetSeconds: 10, quick: false });
+    const bad = await measureRuntime(fail, [], [], { modules: [], optimizedModules: [], identicalBytes: true }, { targetHalfWidth: 0.02, budgetSeconds: 10, quick: false });
     assert.equal(bad.stoppedBy, "error");
     assert.match(bad.error ?? "", /deliberate failure/);
   } finally {
