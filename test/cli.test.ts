@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readModule } from "../src/binary/reader.js";
 import { VERSION } from "../src/version.js";
+import { uleb as leb } from "./leb.js";
 
 // The project's lib settings do not include the WebAssembly JS API types.
 declare const WebAssembly: {
@@ -26,16 +27,6 @@ const EXAMPLE = join(ROOT, "examples/hello.wasm");
 
 // ---------------------------------------------------------------- bytes by hand
 
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
 const str = (s: string): number[] => {
   const b = [...new TextEncoder().encode(s)];
   return [...leb(b.length), ...b];

@@ -11,6 +11,7 @@ import { MISC_OPS } from "../src/binary/opcodes/misc.js";
 import { SIMD_OPS } from "../src/binary/opcodes/simd.js";
 import { ATOMIC_OPS } from "../src/binary/opcodes/atomics.js";
 import { GC_OPS } from "../src/binary/opcodes/gc.js";
+import { uleb } from "./leb.js";
 
 // Type 0: func, 1: struct with a mutable i32 field, 2: mutable i32 array.
 const PRELUDE = `
@@ -24,16 +25,6 @@ const PRELUDE = `
   (data "x")
   (elem funcref (ref.func 0))`;
 
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
 
 /** Hand-written text for ops whose form is not "name + generic immediates"; skip = bytes before the op. */
 const SPECIAL: Record<string, { text: string; skip?: number }> = {
