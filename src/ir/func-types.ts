@@ -32,10 +32,11 @@ export function funcTypeCost(params: readonly ValType[], results: readonly ValTy
   return 1 + leb(params.length) + params.length + leb(results.length) + results.length;
 }
 
-/** Type index of function `index`, imports included. */
-export function funcTypeOf(m: Module, index: number): number {
-  if (index >= m.numImportedFuncs) return m.functions[index - m.numImportedFuncs]!.typeIndex;
+/** Type index of every function, imports included, indexed by function index (built once per use site: imports need a scan). */
+export function funcTypeTable(m: Module): Int32Array {
+  const out = new Int32Array(m.numImportedFuncs + m.functions.length);
   let k = 0;
-  for (const imp of m.imports) if (imp.desc.kind === "func" && k++ === index) return imp.desc.typeIndex;
-  throw new Error(`no function ${index}`);
+  for (const imp of m.imports) if (imp.desc.kind === "func") out[k++] = imp.desc.typeIndex;
+  m.functions.forEach((f, i) => (out[m.numImportedFuncs + i] = f.typeIndex));
+  return out;
 }

@@ -20,7 +20,7 @@ import type { Pass, PassContext, PassResult } from "./pass.js";
 import { functionCost, setBody, thunkBody, type ThunkArg } from "./thunk.js";
 import { funcLabel, newOrigin, type MergeMapEntry } from "./merge-map.js";
 import { printInstruction } from "../binary/printer.js";
-import { ensureFuncType, findFuncType, funcTypeCost, funcTypeOf } from "../ir/func-types.js";
+import { ensureFuncType, findFuncType, funcTypeCost, funcTypeTable } from "../ir/func-types.js";
 import { writeModule } from "../binary/writer.js";
 import type { SizeJudge } from "../size-target.js";
 
@@ -204,7 +204,9 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
 function planMerges(m: Module, table: CalleeTable | null): Plan[] {
   const nImp = m.numImportedFuncs;
   const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
-  const mode: ShapeMode = { skipFuncs: false, skipConsts: true, ...(table ? { callType: (f: number) => funcTypeOf(m, f) } : {}) };
+  // call targets are hashed by their type, once per call instruction: look types up in a table
+  const funcTypes = funcTypeTable(m);
+  const mode: ShapeMode = { skipFuncs: false, skipConsts: true, ...(table ? { callType: (f: number) => funcTypes[f]! } : {}) };
   // candidates: not self-recursive (a self call would go through the thunk)
   const candidates: number[] = [];
   for (let i = 0; i < m.functions.length; i++) {
@@ -248,7 +250,7 @@ function planMerges(m: Module, table: CalleeTable | null): Plan[] {
         }
         bySequence.set(key, pid);
         if (op === CALL) {
-          params.push({ type: I32, isCallee: true, calleeType: funcTypeOf(m, body.imm[s]!), args: g.map((fi) => ({ op: I32_CONST, words: [bodies[fi]!.imm[s]!] })) });
+          params.push({ type: I32, isCallee: true, calleeType: funcTypes[body.imm[s]!]!, args: g.map((fi) => ({ op: I32_CONST, words: [bodies[fi]!.imm[s]!] })) });
         } else {
           params.push({ type: CONST_TYPE.get(op)!, isCallee: false, calleeType: -1, args: g.map((fi) => ({ op, words: Array.from(bodies[fi]!.imm.subarray(s, e)) })) });
         }
