@@ -5,6 +5,21 @@
 import type { Module } from "../ir/module.js";
 import type { MergeMapEntry } from "./merge-map.js";
 import type { SizeJudge } from "../size-target.js";
+import type { Func } from "../ir/module.js";
+
+/**
+ * What a profile says is hot (profile-guided mode, `--profile FILE`).
+ * Passes that add calls or indirection (outline, fold-blocks,
+ * merge-functions) keep their rewrites away from hot code. Answers are about
+ * the function as it is now: when its body changed since it was profiled,
+ * instruction-level answers fall back to the function-level one.
+ */
+export interface HotCode {
+  /** True if any of this function's code ran often enough to count as hot. */
+  isHotFunction(f: Func): boolean;
+  /** True if instruction `instr` (an index into f's decoded body) is hot. */
+  isHotInstruction(f: Func, instr: number): boolean;
+}
 
 /** Options the passes share (set from the CLI or `optimize` options). */
 export interface PassOptions {
@@ -12,6 +27,8 @@ export interface PassOptions {
   keepExportIdentity?: boolean;
   /** What counts as smaller; passes that weigh candidates ask it (absent: exact raw bytes). */
   judge?: SizeJudge;
+  /** Hot code from a profile (absent: no profile, every function may be rewritten). */
+  hot?: HotCode;
 }
 
 export interface PassContext {
