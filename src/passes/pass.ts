@@ -6,6 +6,7 @@ import type { Module } from "../ir/module.js";
 import type { MergeMapEntry } from "./merge-map.js";
 import type { SizeJudge } from "../size-target.js";
 import type { Func } from "../ir/module.js";
+import type { FeatureChoices } from "./features.js";
 
 /**
  * What a profile says is hot (profile-guided mode, `--profile FILE`).
@@ -29,6 +30,8 @@ export interface PassOptions {
   judge?: SizeJudge;
   /** Hot code from a profile (absent: no profile, every function may be rewritten). */
   hot?: HotCode;
+  /** Features passes may introduce (see features.ts; ask through mayIntroduce). */
+  features?: FeatureChoices;
 }
 
 export interface PassContext {
