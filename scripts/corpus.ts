@@ -1,4 +1,4 @@
-// npm run corpus [-- --all] [--only NAME[,NAME]] [--module M[,M]] [--passes a,b] [--coverage] [--sequential] [--json FILE]
+// npm run corpus [-- --all] [--only NAME[,NAME]] [--module M[,M]] [--passes a,b] [--target raw|gzip|brotli|balanced] [--coverage] [--sequential] [--json FILE]
 //
 // The behaviour oracle over the npm corpus (see test/oracle/run-corpus.ts):
 // each package's wasm is optimized, a real workload runs through the
@@ -11,13 +11,14 @@
 
 import { formatResult, runCorpus, selectWorkloads, summarize, writeResultsJson } from "../test/oracle/run-corpus.js";
 import { WORKLOADS } from "../test/oracle/workloads/index.js";
-import { getPass, listPasses, registerPass } from "../src/index.js";
+import { getPass, listPasses, registerPass, SIZE_TARGETS, type SizeTarget } from "../src/index.js";
+import { nodeMeasures } from "../src/cli/compress.js";
 import { brokenPass } from "../test/oracle/broken-pass.js";
 
 // A wrong-on-purpose pass, so that `--passes test-swap-i32-constants` shows the oracle catching it.
 registerPass(brokenPass);
 
-const SYNOPSIS = "usage: npm run corpus -- [--all] [--only NAME[,NAME...]] [--module M[,M...]] [--passes a,b] [--coverage] [--sequential] [--json FILE]";
+const SYNOPSIS = "usage: npm run corpus -- [--all] [--only NAME[,NAME...]] [--module M[,M...]] [--passes a,b] [--target T] [--coverage] [--sequential] [--json FILE]";
 
 const USAGE = `${SYNOPSIS}
 
@@ -26,6 +27,7 @@ const USAGE = `${SYNOPSIS}
   --module NAMES optimize only these corpus modules (the workloads' other modules
                  run unoptimized); selects the workloads that use them
   --passes LIST  passes to optimize with (default: none, the identity pipeline)
+  --target T     size target the passes judge by (default raw, which takes the most changes)
   --coverage     instead of optimizing, measure which functions each workload runs
                  (instrumented modules; their outputs must still equal the originals')
   --sequential   run the original and the optimized run one after the other
@@ -45,13 +47,14 @@ interface Args {
   only: string[];
   modules: string[];
   passes: string[];
+  target: SizeTarget | null;
   sequential: boolean;
   coverage: boolean;
   json: string | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { all: false, only: [], modules: [], passes: [], sequential: false, coverage: false, json: null };
+  const a: Args = { all: false, only: [], modules: [], passes: [], target: null, sequential: false, coverage: false, json: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf("=");
@@ -75,6 +78,12 @@ function parseArgs(argv: string[]): Args {
       case "--passes":
         a.passes = value().split(",").map((s) => s.trim()).filter((s) => s !== "");
         break;
+      case "--target": {
+        const t = value();
+        if (!SIZE_TARGETS.includes(t as SizeTarget)) usage(`--target needs one of ${SIZE_TARGETS.join(", ")}`);
+        a.target = t as SizeTarget;
+        break;
+      }
       case "--coverage":
         a.coverage = true;
         break;
@@ -109,13 +118,14 @@ async function main(): Promise<void> {
   if (args.coverage && args.passes.length > 0) usage("--coverage measures the workloads and does not optimize: drop --passes");
   const passes = args.coverage ? "none (coverage mode: modules instrumented)" : args.passes.length > 0 ? args.passes.join(",") : "none (identity pipeline)";
   const mods = args.modules.length > 0 ? `, optimizing only ${args.modules.join(", ")}` : "";
-  process.stdout.write(`behaviour oracle: ${selected.length} workload(s) [${selected.map((w) => w.name).join(", ")}], passes: ${passes}${mods}\n`);
+  process.stdout.write(`behaviour oracle: ${selected.length} workload(s) [${selected.map((w) => w.name).join(", ")}], passes: ${passes}${args.target ? `, target ${args.target}` : ""}${mods}\n`);
   const t = performance.now();
   const results = await runCorpus({
     all: args.all,
     only: args.only,
     modules: args.modules,
     passes: args.passes,
+    ...(args.target ? { target: { target: args.target, measures: nodeMeasures } } : {}),
     parallel: !args.sequential,
     coverage: args.coverage,
     onStart: (w) => {

@@ -30,7 +30,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { getPass, optimize } from "../src/index.js";
+import { getPass, optimize, SIZE_TARGETS, type SizeTarget } from "../src/index.js";
+import { nodeMeasures } from "../src/cli/compress.js";
 import { compareOutcomes, describeEnd, runWasi, type WasiOutcome } from "../test/oracle/wasi-runner.js";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -60,6 +61,8 @@ export interface FuzzOptions {
   seed: number;
   /** Pass names; undefined: the default pipeline; []: none. */
   passes?: string[];
+  /** Size target the passes judge by (default raw: the most changes taken). */
+  target?: SizeTarget;
   keepDir: string;
   jobs: number;
   /** Timeout for a run of an unoptimized module (ms). */
@@ -253,7 +256,7 @@ async function fuzzOne(seed: number, o: FuzzOptions, clangEnv: NodeJS.ProcessEnv
       let optimized: Uint8Array | null = null;
       let difference: string | null = null;
       try {
-        optimized = o.transform ? o.transform(original.slice()) : optimize(original.slice(), o.passes === undefined ? {} : { passes: o.passes }).binary;
+        optimized = o.transform ? o.transform(original.slice()) : optimize(original.slice(), { ...(o.passes === undefined ? {} : { passes: o.passes }), ...(o.target ? { target: o.target, measures: nodeMeasures } : {}) }).binary;
       } catch (e) {
         difference = `the optimizer threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
       }
@@ -275,7 +278,7 @@ async function fuzzOne(seed: number, o: FuzzOptions, clangEnv: NodeJS.ProcessEnv
         writeFileSync(join(dir, "prog.c"), readFileSync(cFile));
         writeFileSync(join(dir, "original.wasm"), original);
         if (optimized) writeFileSync(join(dir, "optimized.wasm"), optimized);
-        const repro = `npm run fuzz -- --count 1 --seed ${seed}${passesArg(o.passes)}${o.wasmOpt ? "" : " --no-wasm-opt"}`;
+        const repro = `npm run fuzz -- --count 1 --seed ${seed}${passesArg(o.passes)}${o.target ? ` --target ${o.target}` : ""}${o.wasmOpt ? "" : " --no-wasm-opt"}`;
         const compare = optimized ? `node dist/scripts/fuzz.js --compare ${join(dir, "original.wasm")} ${join(dir, "optimized.wasm")}` : "";
         writeFileSync(
           join(dir, "difference.txt"),
@@ -369,7 +372,7 @@ export function summaryLine(s: FuzzSummary): string {
 
 // ---------------------------------------------------------------------- CLI
 
-const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--keep-dir DIR]
+const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--target raw|gzip|brotli|balanced] [--keep-dir DIR]
                        [--jobs J] [--timeout MS] [--no-wasm-opt] [--verbose]
        node dist/scripts/fuzz.js --compare A.wasm B.wasm`;
 
@@ -407,6 +410,12 @@ function parseArgs(argv: string[]): FuzzOptions | { compare: [string, string] } 
         const v = value();
         if (v === undefined) throw new Error("--passes needs a comma-separated list (or none)");
         o.passes = v === "none" ? [] : v.split(",").map((s) => s.trim()).filter(Boolean);
+        break;
+      }
+      case "--target": {
+        const v = value();
+        if (!SIZE_TARGETS.includes(v as SizeTarget)) throw new Error(`--target needs one of ${SIZE_TARGETS.join(", ")}`);
+        o.target = v as SizeTarget;
         break;
       }
       case "--no-wasm-opt": o.wasmOpt = false; break;

@@ -20,7 +20,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { optimize } from "../../src/index.js";
-import type { Pass } from "../../src/index.js";
+import type { Pass, SizeMeasures, SizeTarget } from "../../src/index.js";
 import type { ChildResult } from "./child.js";
 import { firstDifference } from "./compare.js";
 import { COVERAGE_DIR_ENV, COVERAGE_HOOK, instrument, readCoverageFolder } from "./coverage.js";
@@ -85,6 +85,8 @@ export interface CorpusOptions {
   modules?: readonly string[];
   /** Passes for `optimize` (names or Pass objects); default: none, the identity pipeline. */
   passes?: readonly (string | Pass)[];
+  /** Size target for `optimize`, with the measures it needs (default: optimize's own, raw without measures). */
+  target?: { target: SizeTarget; measures: SizeMeasures };
   /**
    * Coverage mode: instead of optimizing, instrument each module to record
    * which functions run (coverage.ts), run it against the original as usual
@@ -251,7 +253,7 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
           const ins = instrument(m.bytes, i);
           binary = ins.bytes;
           bodySizes[i] = ins.bodySizes;
-        } else binary = optimize(m.bytes, { passes }).binary;
+        } else binary = optimize(m.bytes, { passes, ...(options.target ?? {}) }).binary;
       } catch (e) {
         modules.push({ name: m.name, before: m.bytes.length, after: m.bytes.length, unchanged: true, optimizeMs: performance.now() - t });
         return done("error", `${options.coverage ? "instrumenting" : "optimizing"} ${m.name} failed: ${describeError(e)}`);
