@@ -621,6 +621,19 @@ function constParts(e: SExpr): { op: string; args: string[] } {
   return { op, args };
 }
 
+/** The type and lane of an `i32/i64/f32/f64.const` token (patterns such as nan:canonical only where `expect`). */
+function scalarLane(op: string, args: string[], expect: boolean) {
+  const type = op.slice(0, 3) as Exclude<NumType, "v128">;
+  return { type, lane: laneOf(args[0] ?? "", Number(type.slice(1)), type === "f32" ? F32 : type === "f64" ? F64 : undefined, expect) };
+}
+
+/** The lane shape of `v128.const SHAPE lanes...`, checked against the number of lanes. */
+function v128Shape(args: string[]) {
+  const shape = LANES[args[0] ?? ""];
+  if (!shape || args.length !== shape.n + 1) throw new Unsupported(`v128.const ${args.join(" ")}`);
+  return shape;
+}
+
 function parseArg(e: SExpr): Arg {
   const { op, args } = constParts(e);
   switch (op) {
@@ -628,13 +641,11 @@ function parseArg(e: SExpr): Arg {
     case "i64.const":
     case "f32.const":
     case "f64.const": {
-      const type = op.slice(0, 3) as Exclude<NumType, "v128">;
-      const lane = laneOf(args[0] ?? "", Number(type.slice(1)), type === "f32" ? F32 : type === "f64" ? F64 : undefined, false) as { exact: bigint };
-      return { kind: "num", type, bytes: leBytes(lane.exact, NUM_SIZE[type]) };
+      const { type, lane } = scalarLane(op, args, false);
+      return { kind: "num", type, bytes: leBytes((lane as { exact: bigint }).exact, NUM_SIZE[type]) };
     }
     case "v128.const": {
-      const shape = LANES[args[0] ?? ""];
-      if (!shape || args.length !== shape.n + 1) throw new Unsupported(`v128.const ${args.join(" ")}`);
+      const shape = v128Shape(args);
       const bytes = new Uint8Array(16);
       const w = shape.bits / 8;
       args.slice(1).forEach((t, i) => bytes.set(leBytes((laneOf(t, shape.bits, shape.float, false) as { exact: bigint }).exact, w), i * w));
@@ -659,12 +670,10 @@ function parseExpect(e: SExpr): Expect {
     case "i64.const":
     case "f32.const":
     case "f64.const": {
-      const type = op.slice(0, 3) as Exclude<NumType, "v128">;
-      return { kind: "num", type, lane: laneOf(args[0] ?? "", Number(type.slice(1)), type === "f32" ? F32 : type === "f64" ? F64 : undefined, true) };
+      return { kind: "num", ...scalarLane(op, args, true) };
     }
     case "v128.const": {
-      const shape = LANES[args[0] ?? ""];
-      if (!shape || args.length !== shape.n + 1) throw new Unsupported(`v128.const ${args.join(" ")}`);
+      const shape = v128Shape(args);
       return { kind: "v128", shape: args[0]!, lanes: args.slice(1).map((t) => laneOf(t, shape.bits, shape.float, true)) };
     }
     case "ref.null":
