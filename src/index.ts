@@ -17,3 +17,11 @@ export { InternalError, UnknownPassError, UsageError } from "./errors.js";
 export { SizeJudge, SIZE_TARGETS, type SizeMeasures, type SizeTarget } from "./size-target.js";
 export { WasmDecodeError, WasmValidationError } from "./binary/errors.js";
 export { VERSION } from "./version.js";
+export type { HotCode, PassOptions } from "./passes/pass.js";
+// Profile-guided mode: instrument, turn counts into a profile, decide what is hot.
+export { instrument, COUNTER_EXPORT, COUNT_EXPORT, type InstrumentOptions, type InstrumentResult } from "./profile/instrument.js";
+export { MAP_SECTION, decodeProfileMap, type ProfileMap } from "./profile/profile-map.js";
+export { formatProfile, parseProfile, profileFromCounts, type Profile, type ProfileFunction } from "./profile/profile.js";
+export { DEFAULT_HOT_THRESHOLD, hotCodeFromProfile, type HotSummary } from "./profile/hot-code.js";
+export { ProfileError } from "./profile/errors.js";
+export { fingerprint } from "./profile/fingerprint.js";

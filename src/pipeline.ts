@@ -15,13 +15,15 @@ import { writeModule } from "./binary/writer.js";
 import { WasmDecodeError, WasmValidationError } from "./binary/errors.js";
 import { validateModule } from "./analysis/validate.js";
 import type { Module } from "./ir/module.js";
-import type { Pass, PassContext, PassResult } from "./passes/pass.js";
+import type { HotCode, Pass, PassContext, PassResult } from "./passes/pass.js";
 import { newOrigin, resolveMergeMap, type MergeMapEntry } from "./passes/merge-map.js";
 import { resolvePasses } from "./passes/registry.js";
 import { InternalError, UsageError } from "./errors.js";
 import { scanSections, sectionBytes, type PassReport, type Report } from "./report.js";
 import { VERSION } from "./version.js";
 import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
+import type { Profile } from "./profile/profile.js";
+import { hotCodeFromProfile } from "./profile/hot-code.js";
 
 export interface OptimizeOptions {
   /**
@@ -55,6 +57,14 @@ export interface OptimizeOptions {
   target?: SizeTarget;
   /** Compressed-size measures for the gzip/brotli/balanced targets (the core has no compressor). */
   measures?: SizeMeasures;
+  /**
+   * A profile of this exact input (profile-guided mode, see profile/): passes
+   * that add calls or indirection keep away from hot code. Throws ProfileError
+   * (a UsageError) if it was recorded for another module.
+   */
+  profile?: Profile;
+  /** Share of executed instructions the hot code covers, 0..1 (default 0.99; see profile/hot-code.ts). */
+  hotThreshold?: number;
   /**
    * Called as work proceeds. `done` counts finished phases and may be
    * fractional inside a phase; `total` is the number of phases; `phase` says
@@ -175,8 +185,24 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
   } catch (e) {
     throw new UsageError(describe(e));
   }
+  // Profile-guided mode: decide what is hot on the module as read, before any pass.
+  const profileNotes: string[] = [];
+  let hot: HotCode | undefined;
+  if (options.profile) {
+    const r = hotCodeFromProfile(options.profile, bytes, m, options.hotThreshold);
+    hot = r.hot;
+    const s = r.summary;
+    const cover = `${Math.round(s.threshold * 1000) / 10}% of executed instructions`;
+    profileNotes.push(
+      s.hotBlocks === 0
+        ? `profile: no block hot (threshold ${cover}); ${s.functionsRun} functions ran`
+        : `profile: ${s.hotBlocks} of ${s.blocks} blocks hot (run ${s.cutoffCount}+ times, covering ${cover}) ` +
+            `in ${s.hotFunctions} of ${s.functionsRun} functions that ran`,
+    );
+  }
   const passOptions = {
     judge,
+    ...(hot ? { hot } : {}),
     ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
   };
   const tPasses = now();
@@ -261,7 +287,7 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
   }
 
   // 5. Identity rule.
-  const notes: string[] = [];
+  const notes: string[] = [...profileNotes];
   let binary = current;
   let keptInput = false;
   if (current.length > bytes.length) {

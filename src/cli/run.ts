@@ -18,6 +18,12 @@ import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
 import { VERSION } from "../version.js";
 import { commit, discard, fsMessage, writeTemp, type PendingFile } from "./files.js";
 import { ProgressBar } from "./progress.js";
+import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, oneLine, parseArgsMessage, sameFile } from "./common.js";
+import { runInstrument } from "./instrument-command.js";
+import { runProfile } from "./profile-command.js";
+import { parseProfile, type Profile } from "../profile/profile.js";
+import { DEFAULT_HOT_THRESHOLD } from "../profile/hot-code.js";
+import { ProfileError } from "../profile/errors.js";
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -28,13 +34,10 @@ export interface CliIO {
   now?: () => number;
 }
 
-export const EXIT_OK = 0;
-export const EXIT_BAD_INPUT = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_INTERNAL = 3;
+export { EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE, EXIT_INTERNAL };
 
 const USAGE_LINE =
-  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--quiet] [--no-validate] (--help for more)";
+  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--profile FILE] [--quiet] [--no-validate] (--help for more)";
 
 function helpText(): string {
   const passes = listPasses();
@@ -42,6 +45,8 @@ function helpText(): string {
   return `wasm-compact ${VERSION}: makes a WebAssembly binary smaller without changing what it does
 
 usage: wasm-compact IN.wasm -o OUT.wasm [options]
+       wasm-compact instrument IN.wasm -o IN.instrumented.wasm   (--help for more)
+       wasm-compact profile -o PROFILE.json -- COMMAND ARGS...    (--help for more)
 
 options:
   -o, --output FILE   where to write the optimized module (required). Written
@@ -61,6 +66,13 @@ options:
                       (exports, function references reaching JavaScript): a
                       folded one stays as a thunk; by default identical
                       exported functions may become one (=== in JavaScript)
+      --profile FILE  a profile of IN.wasm (from \`wasm-compact instrument\`
+                      and \`wasm-compact profile\`): keep outlining, block
+                      folding and function merging away from hot code
+      --hot-threshold X
+                      with --profile: hot code is the most-run blocks that
+                      cover this share (0..1) of executed instructions
+                      (default ${DEFAULT_HOT_THRESHOLD})
       --checked       validate after every pass (slower; names a pass that
                       produced an invalid module)
       --no-validate   do not validate the input and the output
@@ -80,20 +92,6 @@ exit codes:
 `;
 }
 
-/** One line: no newlines inside a message that is printed as a line. */
-function oneLine(s: string): string {
-  return s.replace(/\s*\n\s*/g, " ").trim();
-}
-
-/** Node's parseArgs messages, shortened to their first sentence. */
-function parseArgsMessage(e: Error): string {
-  const first = e.message.split(/\.\s/)[0]!.replace(/\.$/, "");
-  return first.charAt(0).toLowerCase() + first.slice(1);
-}
-
-function sameFile(a: Stats, b: Stats): boolean {
-  return a.dev === b.dev && a.ino === b.ino;
-}
 
 function statOrNull(path: string): Stats | null {
   try {
@@ -104,6 +102,9 @@ function statOrNull(path: string): Stats | null {
 }
 
 export function run(argv: readonly string[], io: CliIO): number {
+  // Subcommands of profile-guided mode (a file with such a name: ./instrument).
+  if (argv[0] === "instrument") return runInstrument(argv.slice(1), io);
+  if (argv[0] === "profile") return runProfile(argv.slice(1), io);
   const now = io.now ?? (() => performance.now());
   const usage = (message: string): number => {
     io.stderr(`error: ${oneLine(message)}\n${USAGE_LINE}\n`);
@@ -120,6 +121,8 @@ export function run(argv: readonly string[], io: CliIO): number {
     map?: string;
     "keep-export-identity"?: boolean;
     target?: string;
+    profile?: string;
+    "hot-threshold"?: string;
     quiet?: boolean;
     "no-validate"?: boolean;
     checked?: boolean;
@@ -139,6 +142,8 @@ export function run(argv: readonly string[], io: CliIO): number {
         map: { type: "string" },
         "keep-export-identity": { type: "boolean" },
         target: { type: "string" },
+        profile: { type: "string" },
+        "hot-threshold": { type: "string" },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
         checked: { type: "boolean" },
@@ -162,6 +167,7 @@ export function run(argv: readonly string[], io: CliIO): number {
   let output: string;
   let passNames: string[] | undefined;
   let target: SizeTarget = "balanced";
+  let hotThreshold: number | undefined;
   try {
     if (values.target !== undefined) {
       if (!(SIZE_TARGETS as readonly string[]).includes(values.target)) {
@@ -169,6 +175,13 @@ export function run(argv: readonly string[], io: CliIO): number {
       }
       target = values.target as SizeTarget;
     }
+    if (values["hot-threshold"] !== undefined) {
+      if (values.profile === undefined) throw new UsageError("--hot-threshold needs --profile FILE");
+      const t = values["hot-threshold"];
+      hotThreshold = Number(t);
+      if (t.trim() === "" || !(hotThreshold >= 0 && hotThreshold <= 1)) throw new UsageError(`--hot-threshold: expected a number from 0 to 1, got "${t}"`);
+    }
+    if (values.profile === "") throw new UsageError("the --profile file name is empty");
     if (positionals.length === 0) throw new UsageError("missing input file");
     if (positionals.length > 1) throw new UsageError(`expected one input file, got ${positionals.length}: ${positionals.join(" ")}`);
     input = positionals[0]!;
@@ -226,6 +239,22 @@ export function run(argv: readonly string[], io: CliIO): number {
     return fileError(input, `cannot read: ${fsMessage(e)}`);
   }
 
+  let profile: Profile | undefined;
+  if (values.profile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(values.profile, "utf8");
+    } catch (e) {
+      return fileError(values.profile, `cannot read: ${fsMessage(e)}`);
+    }
+    try {
+      profile = parseProfile(text);
+    } catch (e) {
+      if (e instanceof UsageError) return fileError(values.profile, e.message);
+      throw e;
+    }
+  }
+
   // 3. Optimize.
   const bar = new ProgressBar({ write: io.stderr, enabled: io.stderrIsTTY && !quiet, now });
   const t0 = now();
@@ -239,6 +268,8 @@ export function run(argv: readonly string[], io: CliIO): number {
       keepExportIdentity: values["keep-export-identity"] ?? false,
       target,
       measures: nodeMeasures,
+      ...(profile ? { profile } : {}),
+      ...(hotThreshold !== undefined ? { hotThreshold } : {}),
       onProgress: (done, total, phase) => bar.update(done, total, phase),
     }));
   } catch (e) {
@@ -247,6 +278,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       io.stderr(`error: ${input}: ${oneLine(e.message)}\n`);
       return EXIT_BAD_INPUT;
     }
+    if (e instanceof ProfileError) return fileError(values.profile ?? "--profile", e.message);
     if (e instanceof UnknownPassError || e instanceof UsageError) return usage(e.message);
     throw e;
   }

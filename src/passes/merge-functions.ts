@@ -16,7 +16,7 @@ import { BodyBuilder, type Body } from "../ir/body.js";
 import { LOCAL_WORDS } from "../ir/imm-layout.js";
 import type { Func, Module } from "../ir/module.js";
 import { FUNCREF, I32, I64, F32, F64, type ValType } from "../ir/types.js";
-import type { Pass, PassContext, PassResult } from "./pass.js";
+import type { HotCode, Pass, PassContext, PassResult } from "./pass.js";
 import { functionCost, setBody, thunkBody, type ThunkArg } from "./thunk.js";
 import { funcLabel, newOrigin, type MergeMapEntry } from "./merge-map.js";
 import { printInstruction } from "../binary/printer.js";
@@ -107,6 +107,8 @@ export interface MergeOptions {
   judge?: SizeJudge;
   /** Most whole-module judgements to spend; beyond it, groups are judged in batches. */
   maxJudgements?: number;
+  /** Hot code from a profile: hot functions are not merged (a thunk call and parameters instead of constants would slow them). */
+  hot?: HotCode;
 }
 
 /** A group of similar functions and how they would be merged. */
@@ -132,7 +134,7 @@ interface Rewrite {
 export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
   const stats: MergeStats = { groups: 0, functionsMerged: 0, parameters: 0, tableSlots: 0, entries: [] };
   const table = findCalleeTable(m);
-  const plans = planMerges(m, table);
+  const plans = planMerges(m, table, opts.hot);
   const judge = opts.judge && opts.judge.compressed ? opts.judge : null;
 
   // Raw-paying rewrites, made one after another (slots and types accumulate).
@@ -201,7 +203,7 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
 }
 
 /** Finds the groups of similar functions and their parameters. */
-function planMerges(m: Module, table: CalleeTable | null): Plan[] {
+function planMerges(m: Module, table: CalleeTable | null, hot?: HotCode): Plan[] {
   const nImp = m.numImportedFuncs;
   const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
   // call targets are hashed by their type, once per call instruction: look types up in a table
@@ -212,6 +214,7 @@ function planMerges(m: Module, table: CalleeTable | null): Plan[] {
   for (let i = 0; i < m.functions.length; i++) {
     const b = bodies[i]!;
     if (b.count < 4) continue;
+    if (hot?.isHotFunction(m.functions[i]!)) continue;
     let selfCall = false;
     for (let k = 0; k < b.count; k++) if (b.ops[k] === CALL && b.imm[b.immStart[k]!] === nImp + i) selfCall = true;
     if (!selfCall) candidates.push(i);
@@ -447,7 +450,8 @@ export const mergeFunctionsPass: Pass = {
   name: "merge-functions",
   description: "merge functions that differ only in constants and callees into one with extra parameters; originals become thunks",
   run(m: Module, ctx: PassContext): PassResult {
-    const s = mergeFunctions(m, ctx.options?.judge ? { judge: ctx.options.judge } : {});
+    const o = ctx.options;
+    const s = mergeFunctions(m, { ...(o?.judge ? { judge: o.judge } : {}), ...(o?.hot ? { hot: o.hot } : {}) });
     for (const e of s.entries) ctx.record?.(e);
     return {
       changed: s.groups > 0,

@@ -1,0 +1,142 @@
+// Deciding what is hot from a profile, and answering the passes' questions.
+//
+// Rule: weigh each region by count × its length in instructions (the
+// instructions it executed). Sorted by count, the most-run regions that
+// together cover `threshold` (default 99 %) of all executed instructions are
+// hot, and so is every region run as often as the last one taken (ties are
+// never split). A region that never ran is never hot. A function is hot if
+// any of its regions is.
+//
+// Instruction-level answers use the original instruction indices, so they
+// hold only while a function's body is the one that was profiled (same op
+// sequence); after a pass rewrote it, the function-level answer stands in.
+// Functions a pass created (no input origin) are not hot: passes build them
+// only out of code that was not hot.
+
+import type { Body } from "../ir/body.js";
+import type { Func, Module } from "../ir/module.js";
+import { decodeFunctionBody } from "../binary/reader.js";
+import type { HotCode } from "../passes/pass.js";
+import { ProfileError } from "./errors.js";
+import { fingerprint } from "./fingerprint.js";
+import type { Profile } from "./profile.js";
+import { regionOf } from "./regions.js";
+
+export const DEFAULT_HOT_THRESHOLD = 0.99;
+
+export interface HotSummary {
+  threshold: number;
+  /** Regions in the profile, and how many are hot. */
+  blocks: number;
+  hotBlocks: number;
+  /** Functions that ran, and how many are hot. */
+  functionsRun: number;
+  hotFunctions: number;
+  /** The smallest count of a hot region (0 when nothing is hot). */
+  cutoffCount: number;
+}
+
+interface FuncProfile {
+  /** The profiled body's op sequence, to tell whether the body is still it. */
+  ops: Uint16Array;
+  starts: Uint32Array;
+  hot: Uint8Array;
+  anyHot: boolean;
+}
+
+class ProfileHotCode implements HotCode {
+  private readonly unchanged = new WeakMap<Body, boolean>();
+  constructor(private readonly byOrigin: ReadonlyMap<number, FuncProfile>) {}
+
+  isHotFunction(f: Func): boolean {
+    return this.byOrigin.get(f.origin)?.anyHot ?? false;
+  }
+
+  isHotInstruction(f: Func, instr: number): boolean {
+    const p = this.byOrigin.get(f.origin);
+    if (!p || !p.anyHot) return false;
+    const body = f.body;
+    if (!body || !this.isProfiled(body, p.ops)) return true;
+    return p.hot[regionOf(p.starts, instr)] === 1;
+  }
+
+  private isProfiled(body: Body, ops: Uint16Array): boolean {
+    let same = this.unchanged.get(body);
+    if (same === undefined) {
+      same = body.count === ops.length;
+      for (let i = 0; same && i < ops.length; i++) same = body.ops[i] === ops[i];
+      this.unchanged.set(body, same);
+    }
+    return same;
+  }
+}
+
+/**
+ * Builds the HotCode for `m`, the module just read from `input` (before any
+ * pass ran). Throws ProfileError if the profile was recorded for another
+ * module or does not fit this one.
+ */
+export function hotCodeFromProfile(
+  profile: Profile,
+  input: Uint8Array,
+  m: Module,
+  threshold = DEFAULT_HOT_THRESHOLD,
+): { hot: HotCode; summary: HotSummary } {
+  if (!(threshold >= 0 && threshold <= 1)) throw new ProfileError(`the hot threshold must be between 0 and 1, got ${threshold}`);
+  const fp = fingerprint(input);
+  if (profile.fingerprint !== fp) {
+    throw new ProfileError(
+      `the profile was recorded for a different module (profile ${profile.fingerprint}, input ${fp}); ` +
+        "instrument this exact input and profile again",
+    );
+  }
+  const nImp = m.numImportedFuncs;
+  interface Blk { fn: FuncProfile; index: number; count: number; weight: number }
+  const blocks: Blk[] = [];
+  const byOrigin = new Map<number, FuncProfile>();
+  for (const pf of profile.functions) {
+    const f = m.functions[pf.origin - nImp];
+    if (pf.origin < nImp || !f) throw new ProfileError(`the profile does not fit the module: function ${pf.origin} is not a defined function`);
+    const body = decodeFunctionBody(m, f);
+    const starts = Uint32Array.from(pf.blocks, (b) => b[0]);
+    if (starts[starts.length - 1]! >= body.count) throw new ProfileError(`the profile does not fit the module: function ${pf.origin} has ${body.count} instructions`);
+    const fn: FuncProfile = { ops: body.ops.slice(), starts, hot: new Uint8Array(starts.length), anyHot: false };
+    byOrigin.set(pf.origin, fn);
+    pf.blocks.forEach(([start, count], index) => {
+      const end = index + 1 < starts.length ? starts[index + 1]! : body.count;
+      blocks.push({ fn, index, count, weight: count * (end - start) });
+    });
+  }
+
+  const total = blocks.reduce((s, b) => s + b.weight, 0);
+  const order = blocks.filter((b) => b.count > 0).sort((a, b) => b.count - a.count);
+  let cutoff = Infinity;
+  let covered = 0;
+  if (threshold > 0) {
+    for (const b of order) {
+      covered += b.weight;
+      cutoff = b.count;
+      if (covered >= threshold * total) break;
+    }
+  }
+  let hotBlocks = 0;
+  for (const b of order) {
+    if (b.count < cutoff) break;
+    b.fn.hot[b.index] = 1;
+    b.fn.anyHot = true;
+    hotBlocks++;
+  }
+  let hotFunctions = 0;
+  for (const fn of byOrigin.values()) if (fn.anyHot) hotFunctions++;
+  return {
+    hot: new ProfileHotCode(byOrigin),
+    summary: {
+      threshold,
+      blocks: blocks.length,
+      hotBlocks,
+      functionsRun: profile.functions.length,
+      hotFunctions,
+      cutoffCount: hotBlocks > 0 ? cutoff : 0,
+    },
+  };
+}
