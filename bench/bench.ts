@@ -22,10 +22,12 @@ import { detectFeatures, type FeatureInfo } from "./features.js";
 import { describeFailure, runMeasured, TIMING_METHOD, type ProcessMeasurement } from "./measure.js";
 import { renderHtml } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
-import type { BenchResults, BinaryenPassResult, FileResult, RuntimeResult, SizeRatios, Summary, ToolTiming } from "./results.js";
+import type { BenchResults, BinaryenPassResult, FileResult, RuntimeResult, SizeRatios, Summary, TargetResult, ToolTiming } from "./results.js";
 import { loadWorkloads, measureRuntime, RUNTIME_METHOD, type LoadedWorkload } from "./runtime.js";
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
 import { geomean, median, RATIO_CI_METHOD } from "./stats.js";
+import { DEFAULT_TARGET, parseTargets, targetGeomeans } from "./targets.js";
+import type { SizeTarget } from "../src/size-target.js";
 
 /** The repository: the nearest folder above this file whose package.json is wasm-compact's (so a copy of dist/ kept
  * inside the repository, e.g. a snapshot for a long benchmark run, still uses the repository's cache). */
@@ -75,6 +77,10 @@ const USAGE = `usage: npm run bench [-- options]
   --target P        stop a runtime measurement once its 95 % interval is within
                     ±P % (default 2)
   --passes LIST     our passes (comma-separated), as for wasm-compact --passes
+  --targets LIST    size targets to run our tool under (comma-separated: raw,
+                    gzip, brotli, balanced; default balanced, the CLI's
+                    default): one extra untimed run per file and non-default
+                    target, and a table of size ratios per file and target
   --no-runtime      skip the workload runtime measurement
   --no-attribution  skip Binaryen's size passes
   --no-cache        recompute the -Oz baselines instead of using .cache/bench
@@ -92,6 +98,7 @@ interface Options {
   budgetSmall: number;
   targetHalfWidth: number;
   passes: string[] | null;
+  targets: SizeTarget[];
   runtime: boolean;
   attribution: boolean;
   cache: boolean;
@@ -110,6 +117,7 @@ function parseOptions(argv: string[]): Options | null {
       budget: { type: "string" },
       target: { type: "string" },
       passes: { type: "string" },
+      targets: { type: "string" },
       "no-runtime": { type: "boolean" },
       "no-attribution": { type: "boolean" },
       "no-cache": { type: "boolean" },
@@ -139,6 +147,7 @@ function parseOptions(argv: string[]): Options | null {
     budgetSmall: num(values.budget, "budget", 120, 1),
     targetHalfWidth: num(values.target, "target", 2, 0.01) / 100,
     passes: values.passes !== undefined ? values.passes.split(",").map((s) => s.trim()) : null,
+    targets: values.targets !== undefined ? parseTargets(values.targets) : [DEFAULT_TARGET],
     runtime: values["no-runtime"] !== true,
     attribution: values["no-attribution"] !== true && !quick,
     cache: values["no-cache"] !== true,
@@ -209,10 +218,44 @@ class Bench {
     return wasmOptCached(bytes, ["-Oz", ...features.flags], this.cacheDir, this.tmp, { useCache: this.opts.cache });
   }
 
-  oursArgs(input: string, output: string, json: string): string[] {
+  oursArgs(input: string, output: string, json: string, target?: SizeTarget): string[] {
     const a = [CLI, input, "-o", output, "--json", json, "--quiet"];
     if (this.opts.passes) a.push("--passes", this.opts.passes.join(","));
+    if (target !== undefined && target !== DEFAULT_TARGET) a.push("--target", target);
     return a;
+  }
+
+  /** Our output under each --targets target: the timed run's for the default target, one more run for the others. */
+  async runTargets(r: FileResult, basePath: string): Promise<TargetResult[]> {
+    const out: TargetResult[] = [];
+    for (const target of this.opts.targets) {
+      const res: TargetResult = { target, sizes: null, ratio: null, wallMs: null, error: null };
+      if (target === DEFAULT_TARGET && r.ours) {
+        res.sizes = r.ours.sizes;
+        res.wallMs = r.timing?.ours.medianWallMs ?? null;
+      } else if (target === DEFAULT_TARGET) {
+        res.error = "the default-target run failed";
+      } else {
+        const o = this.path(`${r.name}.${target}.wasm`);
+        const json = this.path(`${r.name}.${target}.json`);
+        try {
+          const m = await runMeasured(this.oursArgs(basePath, o, json, target));
+          if (m.exitCode !== 0) throw new Error(`wasm-compact --target ${target} failed: ${describeFailure(m)}`);
+          res.sizes = measureSizes(new Uint8Array(readFileSync(o)));
+          res.wallMs = round(m.wallMs, 1);
+        } catch (err) {
+          res.error = errText(err);
+          r.errors.push(res.error);
+        } finally {
+          rmSync(o, { force: true });
+          rmSync(json, { force: true });
+        }
+      }
+      if (res.sizes && r.baseline) res.ratio = ratios(r.baseline.sizes, res.sizes);
+      log(`  target ${target}: ${res.sizes ? `file ${res.ratio!.file.toFixed(4)}, gzip ${res.ratio!.gzip.toFixed(4)}, brotli ${res.ratio!.brotli.toFixed(4)}` : `failed`}`);
+      out.push(res);
+    }
+    return out;
   }
 
   async runFile(e: CorpusEntry): Promise<FileResult> {
@@ -337,6 +380,8 @@ class Bench {
       };
     }
 
+    r.targets = await this.runTargets(r, basePath);
+
     // Binaryen's own size passes on the same input.
     if (this.opts.attribution) {
       for (const p of BINARYEN_PASSES) {
@@ -415,7 +460,7 @@ function fmtS(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
 }
 
-export function summarize(files: readonly FileResult[], runtime: readonly RuntimeResult[]): Summary {
+export function summarize(files: readonly FileResult[], runtime: readonly RuntimeResult[], targets: readonly SizeTarget[] = []): Summary {
   const both = files.filter((f) => f.ratio !== null && f.baseline && f.ours);
   const gm = (k: keyof SizeRatios, rs: SizeRatios[]): number => geomean(rs.map((r) => r[k]));
   const geo = (rs: SizeRatios[]): SizeRatios | null =>
@@ -460,6 +505,7 @@ export function summarize(files: readonly FileResult[], runtime: readonly Runtim
     geomeanRssRatio: rssRatios.length > 0 ? geomean(rssRatios) : null,
     binaryenGeomean,
     geomeanSlowdown: slow.length > 0 ? geomean(slow) : null,
+    targetGeomean: targetGeomeans(files, targets),
     passTotals: [...passTotals.values()],
   };
 }
@@ -548,6 +594,7 @@ export async function main(argv: string[]): Promise<number> {
       targetHalfWidth: opts.targetHalfWidth,
       passes: opts.passes,
       cache: opts.cache,
+      targets: opts.targets,
     },
     methods: {
       sizes: SIZES_METHOD,
@@ -562,7 +609,7 @@ export async function main(argv: string[]): Promise<number> {
     files,
     runtime,
     errors,
-    summary: summarize(files, runtime),
+    summary: summarize(files, runtime, opts.targets),
   };
 
   mkdirSync(opts.outDir, { recursive: true });

@@ -2,6 +2,7 @@
 
 import type { BenchResults, FileResult, SizeRatios } from "./results.js";
 import { fmtBounds } from "./stats.js";
+import { targetRows } from "./targets.js";
 
 export function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
@@ -179,6 +180,13 @@ export function renderMarkdown(r: BenchResults): string {
       `${r.options.passes ? `, passes: ${r.options.passes.join(",")}` : ", default pipeline"}`,
   );
   parts.push("### Sizes (bytes; ratio = ours / -Oz baseline, below 1 is smaller)\n\n" + sizesTable(r));
+  const tRows = targetRows(r, (x) => fmtRatio(x));
+  if (tRows.length > 0) {
+    parts.push(
+      `### Sizes per size target (ratio = ours / -Oz baseline; targets: ${(r.options.targets ?? []).join(", ")})\n\n` +
+        table(["module", "target", "file", "code", "gzip", "brotli", "note"], tRows, ["l", "l", "r", "r", "r", "r", "l"]),
+    );
+  }
   parts.push(
     `### Time and peak RSS on the same input (the -Oz output), median of ${r.options.reps} alternating run(s)\n\n` + timingTable(r),
   );

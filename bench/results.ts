@@ -4,12 +4,24 @@
 import type { FeatureInfo } from "./features.js";
 import type { Sizes } from "./sizes.js";
 import type { RatioInterval } from "./stats.js";
+import type { SizeTarget } from "../src/size-target.js";
 
 export interface SizeRatios {
   file: number;
   code: number;
   gzip: number;
   brotli: number;
+}
+
+/** wasm-compact's output under one size target (--targets). */
+export interface TargetResult {
+  target: SizeTarget;
+  sizes: Sizes | null;
+  /** sizes / baseline sizes. */
+  ratio: SizeRatios | null;
+  /** Wall time of the run, ms (for the default target: the median of the timed runs). */
+  wallMs: number | null;
+  error: string | null;
 }
 
 export interface ToolTiming {
@@ -127,6 +139,8 @@ export interface FileResult {
   ratio: SizeRatios | null;
   timing: TimingComparison | null;
   binaryenPasses: BinaryenPassResult[];
+  /** One entry per size target asked for with --targets (absent in results from before that option). */
+  targets?: TargetResult[];
   /** Names of the workloads (see BenchResults.runtime) that load this module. */
   workloads: string[];
   errors: string[];
@@ -144,6 +158,8 @@ export interface Summary {
   binaryenGeomean: Record<string, SizeRatios>;
   /** Geometric mean of the runtime slowdown ratios (point estimates), over the workloads that ran. */
   geomeanSlowdown: number | null;
+  /** Geometric mean of ours / baseline per size target (--targets), over the files with a result for it. */
+  targetGeomean?: Partial<Record<SizeTarget, SizeRatios>>;
   /** Bytes saved per pass, summed over files. */
   passTotals: { name: string; bytesSaved: number; timeMs: number; stats: Record<string, number> }[];
 }
@@ -167,6 +183,8 @@ export interface BenchResults {
     targetHalfWidth: number;
     passes: string[] | null;
     cache: boolean;
+    /** Size targets our tool ran under (--targets; absent in results from before that option). */
+    targets?: SizeTarget[];
   };
   methods: {
     sizes: string;

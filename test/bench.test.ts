@@ -14,6 +14,7 @@ import type { BenchResults } from "../bench/results.js";
 import { geomean, median, ratioOfMediansCI, rng } from "../bench/stats.js";
 import { detectFeatures, parseTargetFeatures } from "../bench/features.js";
 import { selectEntries } from "../bench/bench.js";
+import { parseTargets } from "../bench/targets.js";
 import { corpus, corpusEntry } from "./corpus/corpus.js";
 
 const BENCH = fileURLToPath(new URL("../bench/bench.js", import.meta.url));
@@ -53,7 +54,7 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
     writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
     const out = join(dir, "results");
-    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--out", out, "--workloads", wdir], {
+    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--targets", "raw,balanced", "--out", out, "--workloads", wdir], {
       encoding: "utf8",
       timeout: 120_000,
     });
@@ -61,6 +62,9 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
 
     // Markdown on stdout.
     assert.match(r.stdout, /^\| hash-wasm-md5 \| [\d,]+ \| [\d,]+ \| \d\.\d{4} \|/m);
+    assert.match(r.stdout, /^### Sizes per size target .*targets: raw, balanced\)$/m);
+    assert.match(r.stdout, /^\| hash-wasm-md5 \| raw \| \d\.\d{4} \| \d\.\d{4} \| \d\.\d{4} \| \d\.\d{4} \|/m);
+    assert.match(r.stdout, /^\| \*\*geomean\*\* \| \*\*balanced\*\* \| \*\*\d\.\d{4}\*\* \|/m);
     assert.match(r.stdout, /\| md5-smoke \| all \(byte-identical to the baseline: an A\/A run, the spread is noise\) \|/);
 
     const res = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as BenchResults;
@@ -85,6 +89,18 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     assert.equal(f.ours.deterministic, true);
     assert.equal(typeof f.ours.identicalToBaseline, "boolean");
     assert.ok(Array.isArray(f.ours.passes));
+    // Size targets: balanced is the timed run itself, raw one extra run.
+    assert.deepEqual(res.options.targets, ["raw", "balanced"]);
+    assert.deepEqual(f.targets?.map((t) => t.target), ["raw", "balanced"]);
+    for (const t of f.targets!) {
+      assert.equal(t.error, null);
+      assert.ok(t.sizes && t.ratio && t.wallMs !== null && t.wallMs > 0, t.target);
+      for (const k of ["file", "code", "gzip", "brotli"] as const) assert.ok(Math.abs(t.ratio[k] - t.sizes[k] / f.baseline.sizes[k]) < 1e-12, `${t.target} ${k}`);
+    }
+    assert.deepEqual(f.targets![1]!.sizes, f.ours.sizes, "the balanced entry is the timed run's output");
+    assert.ok(f.targets![0]!.sizes!.file <= f.baseline.sizes.file, "never larger than the input");
+    const g = res.summary.targetGeomean?.raw;
+    assert.ok(g && Math.abs(g.gzip - f.targets![0]!.ratio!.gzip) < 1e-12, "one file: the geomean is its ratio");
     // Timing: one run of each tool, measured.
     assert.ok(f.timing);
     assert.equal(f.timing.reps, 1);
@@ -133,6 +149,19 @@ test("bench rejects an unknown --only name with a usage error", () => {
   const r = spawnSync(process.execPath, [BENCH, "--only", "no-such-module", "--quick"], { encoding: "utf8", timeout: 60_000 });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /no corpus module of that name/);
+});
+
+test("bench rejects an unknown --targets name with a usage error", () => {
+  const r = spawnSync(process.execPath, [BENCH, "--targets", "raw,small", "--quick"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /unknown size target "small"/);
+});
+
+test("parseTargets keeps the order, drops duplicates and rejects unknown or empty lists", () => {
+  assert.deepEqual(parseTargets("gzip, raw,gzip"), ["gzip", "raw"]);
+  assert.deepEqual(parseTargets("raw,gzip,brotli,balanced"), ["raw", "gzip", "brotli", "balanced"]);
+  assert.throws(() => parseTargets("raw,zip"), /unknown size target "zip"/);
+  assert.throws(() => parseTargets(" , "), /at least one/);
 });
 
 test("selectEntries matches names, packages and name prefixes", () => {

@@ -9,6 +9,7 @@ import { WasmDecodeError } from "../src/binary/errors.js";
 import { decodeAllBodies, decodeFunctionBody, readModule } from "../src/binary/reader.js";
 import { writeModule } from "../src/binary/writer.js";
 import { printBody } from "../src/binary/printer.js";
+import { redirectFunctions } from "../src/ir/renumber.js";
 
 test("u32/s32 LEB128 round trip and minimal sizes", () => {
   const u = [0, 1, 63, 64, 127, 128, 16383, 16384, 0x1fffff, 0x200000, 0xfffffff, 0x10000000, 0xffffffff];
@@ -159,4 +160,28 @@ test("else outside if and delegate outside try are malformed", () => {
   // i32.const 0, if, else, end, end: well-formed
   const ok = readModule(mod([0x41, 0x00, 0x04, 0x40, 0x05, 0x0b, 0x0b]), { decodeBodies: true });
   assert.equal(ok.functions[0]!.body!.count, 5);
+});
+
+test("label names follow their functions when functions are removed and reordered", async () => {
+  const bytes = await parse(`(module
+    (func $a (export "a") (block $la (br $la)))
+    (func $dead (block $ld (br $ld)))
+    (func $c (export "c") (loop $lc (br_if $lc (i32.const 0)))))`);
+  const labels = (m: ReturnType<typeof readModule>) => {
+    const o = m.names!.other.find((x) => x.id === 3);
+    assert.ok(o, "the name section has label names");
+    const r = new ByteReader(o.bytes);
+    const out: string[] = [];
+    for (let n = r.count(); n > 0; n--) {
+      const f = r.u32();
+      for (let k = r.count(); k > 0; k--) out.push(`${f}:${r.u32()}:${r.name()}`);
+    }
+    return out;
+  };
+  const m = readModule(bytes);
+  assert.deepEqual(labels(m), ["0:0:la", "1:0:ld", "2:0:lc"]);
+  redirectFunctions(m, Int32Array.from([0, -1, 2]), [2, 0]);
+  const back = readModule(writeModule(m));
+  assert.deepEqual(labels(back), ["0:0:lc", "1:0:la"]);
+  assert.deepEqual([...back.names!.functions.entries()], [[0, "c"], [1, "a"]]);
 });

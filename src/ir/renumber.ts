@@ -6,6 +6,7 @@
 
 import { FUNC_WORDS } from "./imm-layout.js";
 import { decodeFunctionBody } from "../binary/reader.js";
+import { ByteReader, ByteWriter } from "../binary/bytes.js";
 import type { Body } from "./body.js";
 import { constExprs, type Module } from "./module.js";
 
@@ -72,10 +73,48 @@ export function redirectFunctions(m: Module, target: Int32Array, order?: readonl
     for (const [i, l] of m.names.locals) if (i < total && newIndex[i]! >= 0) lnames.set(newIndex[i]!, l);
     m.names.functions = fnames;
     m.names.locals = lnames;
-    // label names are keyed by function index too; they are dropped rather
-    // than left wrong.
-    m.names.other = m.names.other.filter((o) => o.id !== 3);
+    // label names are keyed by function index too
+    m.names.other = m.names.other.flatMap((o) => {
+      if (o.id !== LABEL_NAMES) return [o];
+      const bytes = remapIndirectNames(o.bytes, newIndex);
+      return bytes ? [{ id: o.id, bytes }] : [];
+    });
     m.names.dirty = true;
+  }
+}
+
+const LABEL_NAMES = 3;
+
+/**
+ * An indirect name map (function index -> index -> name) with the function
+ * indices renumbered, removed functions dropped, in the new index order.
+ * Null if it is malformed (it is then dropped rather than left wrong).
+ */
+function remapIndirectNames(bytes: Uint8Array, newIndex: Int32Array): Uint8Array | null {
+  try {
+    const r = new ByteReader(bytes);
+    const entries: { index: number; names: Uint8Array }[] = [];
+    for (let n = r.count(); n > 0; n--) {
+      const f = r.u32();
+      const start = r.pos;
+      for (let k = r.count(); k > 0; k--) {
+        r.u32();
+        r.name();
+      }
+      const to = f < newIndex.length ? newIndex[f]! : -1;
+      if (to >= 0) entries.push({ index: to, names: bytes.subarray(start, r.pos) });
+    }
+    if (!r.atEnd()) return null;
+    entries.sort((a, b) => a.index - b.index);
+    const w = new ByteWriter(bytes.length + 16);
+    w.u32(entries.length);
+    for (const e of entries) {
+      w.u32(e.index);
+      w.bytes(e.names);
+    }
+    return w.finish();
+  } catch {
+    return null;
   }
 }
 

@@ -1,6 +1,6 @@
 // Classic compaction that the other passes rely on and re-run after
 // themselves: remove functions nothing reachable uses, globals nothing
-// reads or writes, and instructions after an unconditional transfer of
+// reads or writes, types nothing uses, and instructions after an unconditional transfer of
 // control. Exports, imports, the start function, table contents and segments
 // are kept as they are: everything the host can see stays.
 
@@ -10,6 +10,7 @@ import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
 import { constExprs, type Module } from "../ir/module.js";
 import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
+import { mapModuleTypeRefs, mapSubTypeRefs, redirectTypes } from "../ir/renumber-types.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import { removeParams } from "./params.js";
 
@@ -100,6 +101,49 @@ export function removeDeadGlobals(m: Module): number {
   return removed;
 }
 
+/**
+ * Removes types nothing outside the type section uses, directly or through
+ * a used type (fields, params, supertypes). A recursion group goes only
+ * whole: removing part of one changes its other members' identity.
+ */
+export function removeDeadTypes(m: Module): number {
+  const total = m.types.length;
+  if (total === 0) return 0;
+  const groupOf = new Int32Array(total);
+  m.recGroups.forEach((g, k) => groupOf.fill(k, g.start, g.start + g.count));
+  const live = new Uint8Array(m.recGroups.length);
+  const work: number[] = [];
+  const mark = (t: number): number => {
+    const g = groupOf[t]!;
+    if (!live[g]) {
+      live[g] = 1;
+      work.push(g);
+    }
+    return t;
+  };
+  const close = (): void => {
+    while (work.length) {
+      const g = m.recGroups[work.pop()!]!;
+      for (let i = g.start; i < g.start + g.count; i++) mapSubTypeRefs(m.types[i]!, mark);
+    }
+  };
+  // Signatures alone usually use every type: then no body needs a walk.
+  for (const f of m.functions) mark(f.typeIndex);
+  for (const imp of m.imports) if (imp.desc.kind === "func") mark(imp.desc.typeIndex);
+  close();
+  if (live.every((x) => x === 1)) return 0;
+  mapModuleTypeRefs(m, mark);
+  close();
+  const target = new Int32Array(total);
+  let removed = 0;
+  for (let i = 0; i < total; i++) {
+    target[i] = live[groupOf[i]!] ? i : -1;
+    if (target[i] < 0) removed++;
+  }
+  if (removed) redirectTypes(m, target);
+  return removed;
+}
+
 /** Drops instructions between an unconditional transfer and the end of its block. Returns instructions removed. */
 export function removeUnreachableCode(body: Body): { body: Body; removed: number } {
   let hit = false;
@@ -141,6 +185,7 @@ export interface CleanupStats {
   instructionsRemoved: number;
   constantsPropagated: number;
   deadParamsRemoved: number;
+  typesRemoved: number;
 }
 
 export function cleanup(m: Module): CleanupStats {
@@ -165,15 +210,17 @@ export function cleanup(m: Module): CleanupStats {
     if (g === 0) break;
   }
   const params = removeParams(m);
-  return { functionsRemoved, globalsRemoved, instructionsRemoved, ...params };
+  // last: removing functions and parameters is what leaves types unused
+  const typesRemoved = removeDeadTypes(m);
+  return { functionsRemoved, globalsRemoved, instructionsRemoved, ...params, typesRemoved };
 }
 
 export const cleanupPass: Pass = {
   name: "cleanup",
-  description: "remove unreachable functions, unused globals, code after unconditional branches, constant and unused parameters",
+  description: "remove unreachable functions, unused globals and types, code after unconditional branches, constant and unused parameters",
   run(m: Module, _ctx: PassContext): PassResult {
     const s = cleanup(m);
-    const changed = s.functionsRemoved + s.globalsRemoved + s.instructionsRemoved + s.constantsPropagated + s.deadParamsRemoved > 0;
+    const changed = s.functionsRemoved + s.globalsRemoved + s.instructionsRemoved + s.constantsPropagated + s.deadParamsRemoved + s.typesRemoved > 0;
     return { changed, stats: { ...s } };
   },
 };
