@@ -18,6 +18,7 @@ import type { Module } from "./ir/module.js";
 import type { HotCode, Pass, PassContext, PassResult } from "./passes/pass.js";
 import { newOrigin, resolveMergeMap, type MergeMapEntry } from "./passes/merge-map.js";
 import { resolvePasses } from "./passes/registry.js";
+import type { FeatureChoices } from "./passes/features.js";
 import { InternalError, UsageError } from "./errors.js";
 import { scanSections, sectionBytes, type PassReport, type Report } from "./report.js";
 import { VERSION } from "./version.js";
@@ -65,6 +66,12 @@ export interface OptimizeOptions {
   profile?: Profile;
   /** Share of executed instructions the hot code covers, 0..1 (default 0.99; see profile/hot-code.ts). */
   hotThreshold?: number;
+  /**
+   * Features passes may add to a module that does not use them yet (see
+   * passes/features.ts): by default tail calls only where the input has
+   * them, multi-value results everywhere.
+   */
+  features?: FeatureChoices;
   /**
    * Called as work proceeds. `done` counts finished phases and may be
    * fractional inside a phase; `total` is the number of phases; `phase` says
@@ -203,6 +210,7 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
   const passOptions = {
     judge,
     ...(hot ? { hot } : {}),
+    ...(options.features ? { features: options.features } : {}),
     ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
   };
   const tPasses = now();

@@ -7,6 +7,7 @@ import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
 import { readModule } from "../src/binary/reader.js";
 import { validateModule } from "../src/analysis/validate.js";
 import { optimize } from "../src/index.js";
+import { printBody } from "../src/binary/printer.js";
 
 async function run(wat: string, passes: string[], extra: Record<string, unknown> = {}) {
   const input = await parse(wat);
@@ -110,6 +111,25 @@ test("merge-functions merges functions differing in constants", async () => {
   assert.equal(m.functions.length, 5, "three thunks, the caller and the merged function");
   assert.ok(binary.length < input.length);
   await sameBehaviour(input, binary, [["run", [0]], ["run", [99]], ["run", [-123456]]]);
+});
+
+test("thunks end in return_call only where tail calls may be used", async () => {
+  const wat = (extra: string) => `(module
+    (func $a (param i32) (result i32) (local i32) ${BODY("5")})
+    (func $b (param i32) (result i32) (local i32) ${BODY("1000")})
+    ${extra}
+    (func (export "run") (param i32) (result i32) (i32.add (call $a (local.get 0)) (call $b (local.get 0)))))`;
+  const lastOps = (m: Awaited<ReturnType<typeof run>>["m"]) =>
+    m.functions.map((f) => printBody(f.body!).trim().split("\n").slice(-2, -1)[0]!.trim().split(" ")[0]);
+  const plain = await run(wat(""), ["merge-functions"]);
+  assert.ok(!lastOps(plain.m).includes("return_call"), "no tail calls without permission");
+  const allowed = await run(wat(""), ["merge-functions"], { features: { "tail-call": true } });
+  assert.equal(lastOps(allowed.m).filter((o) => o === "return_call").length, 2, "both thunks tail-call the merged function");
+  await sameBehaviour(allowed.input, allowed.binary, [["run", [0]], ["run", [77]]]);
+  const already = await run(wat(`(func $t (param i32) (result i32) (return_call $a (local.get 0)))`), ["merge-functions"]);
+  assert.equal(lastOps(already.m).filter((o) => o === "return_call").length, 3, "a module with tail calls gets tail-calling thunks (and keeps its own)");
+  const refused = await run(wat(""), ["merge-functions"], { features: { "tail-call": false } });
+  assert.ok(!lastOps(refused.m).includes("return_call"));
 });
 
 test("merge-functions parameterizes differing callees through a table", async () => {

@@ -13,6 +13,7 @@ import { formatSizeTable, type Report } from "../report.js";
 import { DEFAULT_PIPELINE, listPasses, resolvePasses } from "../passes/registry.js";
 import { UnknownPassError, UsageError } from "../errors.js";
 import { SIZE_TARGETS, type SizeTarget } from "../size-target.js";
+import type { FeatureChoices, IntroducibleFeature } from "../passes/features.js";
 import { nodeMeasures } from "./compress.js";
 import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
 import { VERSION } from "../version.js";
@@ -73,6 +74,10 @@ options:
                       with --profile: hot code is the most-run blocks that
                       cover this share (0..1) of executed instructions
                       (default ${DEFAULT_HOT_THRESHOLD})
+      --enable LIST   features passes may add although IN.wasm does not use
+                      them: tail-call (outlined tails and thunks end in
+                      return_call), multi-value (on by default)
+      --disable LIST  features passes must not add: multi-value
       --checked       validate after every pass (slower; names a pass that
                       produced an invalid module)
       --no-validate   do not validate the input and the output
@@ -123,6 +128,8 @@ export function run(argv: readonly string[], io: CliIO): number {
     target?: string;
     profile?: string;
     "hot-threshold"?: string;
+    enable?: string;
+    disable?: string;
     quiet?: boolean;
     "no-validate"?: boolean;
     checked?: boolean;
@@ -144,6 +151,8 @@ export function run(argv: readonly string[], io: CliIO): number {
         target: { type: "string" },
         profile: { type: "string" },
         "hot-threshold": { type: "string" },
+        enable: { type: "string" },
+        disable: { type: "string" },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
         checked: { type: "boolean" },
@@ -168,6 +177,7 @@ export function run(argv: readonly string[], io: CliIO): number {
   let passNames: string[] | undefined;
   let target: SizeTarget = "balanced";
   let hotThreshold: number | undefined;
+  let features: FeatureChoices = {};
   try {
     if (values.target !== undefined) {
       if (!(SIZE_TARGETS as readonly string[]).includes(values.target)) {
@@ -181,6 +191,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       hotThreshold = Number(t);
       if (t.trim() === "" || !(hotThreshold >= 0 && hotThreshold <= 1)) throw new UsageError(`--hot-threshold: expected a number from 0 to 1, got "${t}"`);
     }
+    features = parseFeatures(values.enable, values.disable);
     if (values.profile === "") throw new UsageError("the --profile file name is empty");
     if (positionals.length === 0) throw new UsageError("missing input file");
     if (positionals.length > 1) throw new UsageError(`expected one input file, got ${positionals.length}: ${positionals.join(" ")}`);
@@ -270,6 +281,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       measures: nodeMeasures,
       ...(profile ? { profile } : {}),
       ...(hotThreshold !== undefined ? { hotThreshold } : {}),
+      features,
       onProgress: (done, total, phase) => bar.update(done, total, phase),
     }));
   } catch (e) {
@@ -352,4 +364,25 @@ export function runSafely(argv: readonly string[], io: CliIO): number {
     io.stderr(internalErrorText(e, io.env.WASM_COMPACT_DEBUG === "1"));
     return EXIT_INTERNAL;
   }
+}
+
+const FEATURES: readonly IntroducibleFeature[] = ["tail-call", "multi-value"];
+
+/** `--enable a,b` and `--disable c` as feature choices; a feature in both is a usage error. */
+function parseFeatures(enable: string | undefined, disable: string | undefined): FeatureChoices {
+  const choices: FeatureChoices = {};
+  const take = (flag: string, list: string | undefined, value: boolean): void => {
+    if (list === undefined) return;
+    for (const name of list.split(",").map((s) => s.trim())) {
+      if (!(FEATURES as readonly string[]).includes(name)) {
+        throw new UsageError(`--${flag}: unknown feature "${name}" (use ${FEATURES.join(", ")})`);
+      }
+      const f = name as IntroducibleFeature;
+      if (choices[f] !== undefined && choices[f] !== value) throw new UsageError(`feature ${f} is both enabled and disabled`);
+      choices[f] = value;
+    }
+  };
+  take("enable", enable, true);
+  take("disable", disable, false);
+  return choices;
 }

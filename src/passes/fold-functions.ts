@@ -12,6 +12,7 @@ import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
 import type { Module } from "../ir/module.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import { functionCost, paramCount, setBody, thunkBody } from "./thunk.js";
+import { mayIntroduce } from "./features.js";
 import { funcLabel, type MergeMapEntry } from "./merge-map.js";
 import { cleanup } from "./cleanup.js";
 
@@ -24,7 +25,7 @@ export interface FoldResult {
   entries: MergeMapEntry[];
 }
 
-export function foldFunctions(m: Module, keepExportIdentity: boolean): FoldResult {
+export function foldFunctions(m: Module, keepExportIdentity: boolean, tail = false): FoldResult {
   const nImp = m.numImportedFuncs;
   const total = nImp + m.functions.length;
   const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
@@ -99,7 +100,7 @@ export function foldFunctions(m: Module, keepExportIdentity: boolean): FoldResul
       const f = fn(i);
       const before = functionCost(f);
       const saved = { body: f.body, locals: f.locals, localCount: f.localCount, dirty: f.dirty };
-      setBody(f, thunkBody(paramCount(m, f.typeIndex), rep));
+      setBody(f, thunkBody(paramCount(m, f.typeIndex), rep, [], tail));
       if (functionCost(f) >= before) {
         Object.assign(f, saved);
         continue;
@@ -119,11 +120,12 @@ export const foldFunctionsPass: Pass = {
     // Fold and clean up to a fixed point: removing dead code can make more
     // functions identical.
     const total = { folded: 0, thunks: 0, classes: 0, rounds: 0, functionsRemoved: 0, instructionsRemoved: 0 };
+    const tail = mayIntroduce(m, ctx.options, "tail-call");
     for (;;) {
       const c = cleanup(m);
       total.functionsRemoved += c.functionsRemoved;
       total.instructionsRemoved += c.instructionsRemoved + c.constantsPropagated + c.deadParamsRemoved;
-      const r = foldFunctions(m, ctx.options?.keepExportIdentity ?? false);
+      const r = foldFunctions(m, ctx.options?.keepExportIdentity ?? false, tail);
       for (const e of r.entries) ctx.record?.(e);
       total.rounds++;
       total.folded += r.folded;

@@ -18,6 +18,7 @@ import type { Func, Module } from "../ir/module.js";
 import { FUNCREF, I32, I64, F32, F64, type ValType } from "../ir/types.js";
 import type { HotCode, Pass, PassContext, PassResult } from "./pass.js";
 import { functionCost, setBody, thunkBody, type ThunkArg } from "./thunk.js";
+import { mayIntroduce } from "./features.js";
 import { funcLabel, newOrigin, type MergeMapEntry } from "./merge-map.js";
 import { printInstruction } from "../binary/printer.js";
 import { ensureFuncType, findFuncType, funcTypeCost, funcTypeTable } from "../ir/func-types.js";
@@ -107,6 +108,8 @@ export interface MergeOptions {
   judge?: SizeJudge;
   /** Most whole-module judgements to spend; beyond it, groups are judged in batches. */
   maxJudgements?: number;
+  /** Thunks end in return_call (only where tail calls may be used: see features.ts). */
+  tail?: boolean;
   /** Hot code from a profile: hot functions are not merged (a thunk call and parameters instead of constants would slow them). */
   hot?: HotCode;
 }
@@ -179,7 +182,7 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
   let ordinal = -1;
   let batch: Rewrite[] = [];
   for (const plan of plans) {
-    const r = concretize(m, table, plan, !segmentOverheadPaid, m.functions.length + batch.length);
+    const r = concretize(m, table, plan, !segmentOverheadPaid, m.functions.length + batch.length, opts.tail ?? false);
     if (!r) continue;
     ordinal++;
     if (opts.accept && !opts.accept(ordinal)) {
@@ -267,7 +270,7 @@ function planMerges(m: Module, table: CalleeTable | null, hot?: HotCode): Plan[]
 }
 
 /** Makes a plan concrete (slots, type, merged body, thunks) if it pays in exact raw bytes; reserves its slots. */
-function concretize(m: Module, table: CalleeTable | null, plan: Plan, payOverhead: boolean, mergedPos: number): Rewrite | null {
+function concretize(m: Module, table: CalleeTable | null, plan: Plan, payOverhead: boolean, mergedPos: number, tail: boolean): Rewrite | null {
   const { params, nParams } = plan;
   const newSlots = new Map<number, number>();
   let slotBytes = 0;
@@ -311,7 +314,7 @@ function concretize(m: Module, table: CalleeTable | null, plan: Plan, payOverhea
     const f = m.functions[fi]!;
     before += functionCost(f);
     const args = params.map((p) => (p.isCallee ? { op: I32_CONST, words: [slotOf(p.args[k]!.words[0]!)] } : p.args[k]!));
-    const tb = thunkBody(nParams, mergedIndex, args);
+    const tb = thunkBody(nParams, mergedIndex, args, tail);
     thunks.push(tb);
     after += functionCost({ ...f, body: tb, locals: [], raw: null, dirty: true });
   });
@@ -451,7 +454,11 @@ export const mergeFunctionsPass: Pass = {
   description: "merge functions that differ only in constants and callees into one with extra parameters; originals become thunks",
   run(m: Module, ctx: PassContext): PassResult {
     const o = ctx.options;
-    const s = mergeFunctions(m, { ...(o?.judge ? { judge: o.judge } : {}), ...(o?.hot ? { hot: o.hot } : {}) });
+    const s = mergeFunctions(m, {
+      ...(o?.judge ? { judge: o.judge } : {}),
+      ...(o?.hot ? { hot: o.hot } : {}),
+      tail: mayIntroduce(m, o, "tail-call"),
+    });
     for (const e of s.entries) ctx.record?.(e);
     return {
       changed: s.groups > 0,

@@ -8,6 +8,7 @@ import type { Func, Module } from "../ir/module.js";
 
 const LOCAL_GET = idOf("local.get");
 const CALL = idOf("call");
+const RETURN_CALL = idOf("return_call");
 const END = idOf("end");
 
 /** One extra argument a thunk pushes: an instruction (op id) with its immediate words. */
@@ -16,8 +17,12 @@ export interface ThunkArg {
   words: readonly number[];
 }
 
-/** Body: push every parameter, then `args`, then `call callee`. */
-export function thunkBody(paramCount: number, callee: number, args: readonly ThunkArg[] = []): Body {
+/**
+ * Body: push every parameter, then `args`, then `call callee` — or
+ * `return_call callee` when `tail` (same size; the thunk's frame is gone
+ * from the stack, so deep recursion through thunks needs no more stack).
+ */
+export function thunkBody(paramCount: number, callee: number, args: readonly ThunkArg[] = [], tail = false): Body {
   const b = new BodyBuilder(paramCount + args.length + 2);
   for (let i = 0; i < paramCount; i++) {
     b.begin(LOCAL_GET);
@@ -27,7 +32,7 @@ export function thunkBody(paramCount: number, callee: number, args: readonly Thu
     b.begin(a.op);
     for (const w of a.words) b.word(w);
   }
-  b.begin(CALL);
+  b.begin(tail ? RETURN_CALL : CALL);
   b.word(callee);
   b.begin(END);
   return b.finish();
