@@ -4,7 +4,8 @@
 // in .cache/bench), then wasm-compact runs on that baseline. Reports sizes
 // (file, code section, gzip -9, brotli q11), wall time and peak RSS of both
 // tools on the same input, the runtime slowdown of the behaviour workloads
-// with a 95 % interval, what each of our passes did, and what Binaryen's own
+// with a 95 % interval (per size target, and profile-guided, on request),
+// what each of our passes did, and what Binaryen's own
 // size passes achieve on the same input. Writes a markdown table to stdout,
 // bench/results/latest.json and bench/results/latest.html.
 
@@ -22,8 +23,10 @@ import { detectFeatures, type FeatureInfo } from "./features.js";
 import { describeFailure, runMeasured, TIMING_METHOD, type ProcessMeasurement } from "./measure.js";
 import { renderHtml } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
-import type { BenchResults, BinaryenPassResult, FileResult, RuntimeResult, SizeRatios, Summary, TargetResult, ToolTiming } from "./results.js";
-import { loadWorkloads, measureRuntime, RUNTIME_METHOD, type LoadedWorkload } from "./runtime.js";
+import type { BenchResults, BinaryenPassResult, FileResult, ModuleSizes, RuntimeResult, SizeRatios, Summary, TargetResult, ToolTiming } from "./results.js";
+import { failedRuntime, loadWorkloads, measureRuntime, RUNTIME_METHOD, type LoadedWorkload, type RuntimeMeta, type RuntimeOptions } from "./runtime.js";
+import { PROFILE_GUIDED_METHOD, recordProfiles } from "./profile-guided.js";
+import { headlineSlowdown, variantLabel, variantSlowdowns } from "./variants.js";
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
 import { geomean, median, RATIO_CI_METHOD } from "./stats.js";
 import { DEFAULT_TARGET, parseTargets, targetGeomeans } from "./targets.js";
@@ -81,6 +84,13 @@ const USAGE = `usage: npm run bench [-- options]
                     gzip, brotli, balanced; default balanced, the CLI's
                     default): one extra untimed run per file and non-default
                     target, and a table of size ratios per file and target
+  --runtime-targets LIST
+                    size targets to measure the workloads' runtime under
+                    (default balanced): one runtime row per workload and
+                    target, reusing the --targets outputs
+  --profile-guided  also, per workload and runtime target, a row with the
+                    modules optimized with a profile of that workload
+                    (recorded once with the -Oz baseline instrumented)
   --no-runtime      skip the workload runtime measurement
   --no-attribution  skip Binaryen's size passes
   --no-cache        recompute the -Oz baselines instead of using .cache/bench
@@ -99,6 +109,8 @@ interface Options {
   targetHalfWidth: number;
   passes: string[] | null;
   targets: SizeTarget[];
+  runtimeTargets: SizeTarget[];
+  profileGuided: boolean;
   runtime: boolean;
   attribution: boolean;
   cache: boolean;
@@ -118,6 +130,8 @@ function parseOptions(argv: string[]): Options | null {
       target: { type: "string" },
       passes: { type: "string" },
       targets: { type: "string" },
+      "runtime-targets": { type: "string" },
+      "profile-guided": { type: "boolean" },
       "no-runtime": { type: "boolean" },
       "no-attribution": { type: "boolean" },
       "no-cache": { type: "boolean" },
@@ -148,6 +162,8 @@ function parseOptions(argv: string[]): Options | null {
     targetHalfWidth: num(values.target, "target", 2, 0.01) / 100,
     passes: values.passes !== undefined ? values.passes.split(",").map((s) => s.trim()) : null,
     targets: values.targets !== undefined ? parseTargets(values.targets) : [DEFAULT_TARGET],
+    runtimeTargets: values["runtime-targets"] !== undefined ? parseTargets(values["runtime-targets"], "--runtime-targets") : [DEFAULT_TARGET],
+    profileGuided: values["profile-guided"] === true,
     runtime: values["no-runtime"] !== true,
     attribution: values["no-attribution"] !== true && !quick,
     cache: values["no-cache"] !== true,
@@ -198,7 +214,10 @@ function round(x: number, digits: number): number {
 /** A module prepared for the runtime measurement: the -Oz baseline and (for selected modules) our output, on disk. */
 interface Prepared {
   basePath: string;
+  /** The default target's output. */
   oursPath: string | null;
+  /** Our output per size target, made by the size part (--targets) or on demand for --runtime-targets. */
+  byTarget: Map<SizeTarget, string>;
 }
 
 class Bench {
@@ -206,6 +225,8 @@ class Bench {
   readonly cacheDir = join(ROOT, ".cache", "bench");
   /** By SHA-256 of the original module. */
   readonly prepared = new Map<string, Prepared>();
+  /** Sizes by file path (brotli q11 of a big module takes seconds: measure each file once). */
+  private readonly sizes = new Map<string, Sizes>();
   private counter = 0;
 
   constructor(readonly opts: Options) {}
@@ -218,15 +239,44 @@ class Bench {
     return wasmOptCached(bytes, ["-Oz", ...features.flags], this.cacheDir, this.tmp, { useCache: this.opts.cache });
   }
 
-  oursArgs(input: string, output: string, json: string, target?: SizeTarget): string[] {
+  oursArgs(input: string, output: string, json: string, target?: SizeTarget, profile?: string): string[] {
     const a = [CLI, input, "-o", output, "--json", json, "--quiet"];
     if (this.opts.passes) a.push("--passes", this.opts.passes.join(","));
     if (target !== undefined && target !== DEFAULT_TARGET) a.push("--target", target);
+    if (profile !== undefined) a.push("--profile", profile);
     return a;
   }
 
+  sizesOf(path: string): Sizes {
+    let s = this.sizes.get(path);
+    if (!s) this.sizes.set(path, (s = measureSizes(new Uint8Array(readFileSync(path)))));
+    return s;
+  }
+
+  /** Runs our CLI on `input` into a new file; returns it and the report. Throws if the run fails. */
+  async optimizeFile(name: string, input: string, target: SizeTarget, profile?: string): Promise<{ path: string; report: Report }> {
+    const out = this.path(`${name}.${target}${profile ? ".pgo" : ""}.wasm`);
+    const json = this.path(`${name}.${target}.json`);
+    try {
+      const m = await runMeasured(this.oursArgs(input, out, json, target, profile));
+      if (m.exitCode !== 0) throw new Error(`wasm-compact --target ${target}${profile ? " --profile" : ""} on ${name} failed: ${describeFailure(m)}`);
+      return { path: out, report: JSON.parse(readFileSync(json, "utf8")) as Report };
+    } finally {
+      rmSync(json, { force: true });
+    }
+  }
+
+  /** Our output of a prepared module under `target`: the size part's if it made one, else made now. */
+  async targetOutput(name: string, prep: Prepared, target: SizeTarget): Promise<string> {
+    const have = prep.byTarget.get(target);
+    if (have) return have;
+    const { path } = await this.optimizeFile(name, prep.basePath, target);
+    prep.byTarget.set(target, path);
+    return path;
+  }
+
   /** Our output under each --targets target: the timed run's for the default target, one more run for the others. */
-  async runTargets(r: FileResult, basePath: string): Promise<TargetResult[]> {
+  async runTargets(r: FileResult, basePath: string, prep: Prepared): Promise<TargetResult[]> {
     const out: TargetResult[] = [];
     for (const target of this.opts.targets) {
       const res: TargetResult = { target, sizes: null, ratio: null, wallMs: null, error: null };
@@ -241,13 +291,15 @@ class Bench {
         try {
           const m = await runMeasured(this.oursArgs(basePath, o, json, target));
           if (m.exitCode !== 0) throw new Error(`wasm-compact --target ${target} failed: ${describeFailure(m)}`);
-          res.sizes = measureSizes(new Uint8Array(readFileSync(o)));
+          res.sizes = this.sizesOf(o);
           res.wallMs = round(m.wallMs, 1);
+          // kept for the runtime rows of this target
+          if (this.opts.runtime && this.opts.runtimeTargets.includes(target)) prep.byTarget.set(target, o);
         } catch (err) {
           res.error = errText(err);
           r.errors.push(res.error);
         } finally {
-          rmSync(o, { force: true });
+          if (prep.byTarget.get(target) !== o) rmSync(o, { force: true });
           rmSync(json, { force: true });
         }
       }
@@ -301,8 +353,9 @@ class Bench {
     }
     const basePath = this.path(`${e.name}.base.wasm`);
     writeFileSync(basePath, base);
-    const prep: Prepared = { basePath, oursPath: null };
+    const prep: Prepared = { basePath, oursPath: null, byTarget: new Map() };
     this.prepared.set(e.sha256, prep);
+    this.sizes.set(basePath, r.baseline.sizes);
 
     // Timing: wasm-opt -Oz and wasm-compact on the same input (the baseline), alternating.
     const optRuns: ProcessMeasurement[] = [];
@@ -365,6 +418,10 @@ class Bench {
         timings: { ...rep.timings },
       };
       if (!r.ours.deterministic) r.errors.push("wasm-compact produced different outputs for the same input across runs");
+      if (prep.oursPath) {
+        prep.byTarget.set(DEFAULT_TARGET, prep.oursPath);
+        this.sizes.set(prep.oursPath, r.ours.sizes);
+      }
       r.ratio = ratios(r.baseline.sizes, r.ours.sizes);
     }
     if (optRuns.length > 0 && ourRuns.length > 0 && optRuns.length === ourRuns.length) {
@@ -380,7 +437,7 @@ class Bench {
       };
     }
 
-    r.targets = await this.runTargets(r, basePath);
+    r.targets = await this.runTargets(r, basePath, prep);
 
     // Binaryen's own size passes on the same input.
     if (this.opts.attribution) {
@@ -411,44 +468,129 @@ class Bench {
     const b = await this.baseline(bytes, features);
     const basePath = this.path(`${name}.base.wasm`);
     writeFileSync(basePath, b.bytes);
-    const p: Prepared = { basePath, oursPath: null };
+    const p: Prepared = { basePath, oursPath: null, byTarget: new Map() };
     if (optimize) {
       const out = this.path(`${name}.ours.wasm`);
       const json = this.path(`${name}.ours.json`);
       const m = await runMeasured(this.oursArgs(basePath, out, json));
       if (m.exitCode !== 0) throw new Error(`wasm-compact failed on ${name}: ${describeFailure(m)}`);
       p.oursPath = out;
+      p.byTarget.set(DEFAULT_TARGET, out);
     }
     this.prepared.set(key, p);
     return p;
   }
 
-  async runWorkload(lw: LoadedWorkload, selected: ReadonlySet<string>): Promise<RuntimeResult | null> {
+  /**
+   * The runtime rows of one workload: per runtime target, our outputs against the -Oz baseline, and with
+   * --profile-guided the outputs made with a profile of this workload. Empty if it uses no selected module.
+   */
+  async runWorkload(lw: LoadedWorkload, selected: ReadonlySet<string>): Promise<RuntimeResult[]> {
     const mods = lw.workload.wasm();
-    const used = mods.filter((m) => selected.has(m.name));
-    if (used.length === 0) return null;
+    const optimize = mods.map((m) => selected.has(m.name));
+    if (!optimize.some((x) => x)) return [];
     const big = lw.workload.size === "big";
-    const budget = big ? this.opts.budgetSmall * 3 : this.opts.budgetSmall;
-    const basePaths: string[] = [];
-    const optPaths: string[] = [];
-    for (const m of mods) {
-      const sel = selected.has(m.name);
-      const p = await this.prepareExtra(m.name, m.bytes, sel);
-      basePaths.push(p.basePath);
-      optPaths.push(sel ? p.oursPath! : p.basePath);
+    const ropts: RuntimeOptions = {
+      targetHalfWidth: this.opts.targetHalfWidth,
+      budgetSeconds: big ? this.opts.budgetSmall * 3 : this.opts.budgetSmall,
+      quick: this.opts.quick,
+      log,
+    };
+    const preps: Prepared[] = [];
+    for (const [i, m] of mods.entries()) preps.push(await this.prepareExtra(m.name, m.bytes, optimize[i]!));
+    const basePaths = preps.map((p) => p.basePath);
+    const names = mods.map((m) => m.name);
+    log(`runtime: ${lw.workload.name} (${lw.workload.size}; modules ${names.join(", ")})`);
+
+    let profiles: (string | null)[] | null = null;
+    let profileError = "";
+    if (this.opts.profileGuided) {
+      const dir = this.path(`${lw.workload.name}.profile`);
+      mkdirSync(dir);
+      try {
+        profiles = await recordProfiles(lw, CLI, basePaths, optimize, dir, Math.max(120_000, ropts.budgetSeconds * 1000));
+        log(`  ${lw.workload.name}: profile recorded`);
+      } catch (err) {
+        profileError = `profile-guided: ${errText(err)}`;
+        log(`  error: ${profileError}`);
+      }
     }
-    log(`runtime: ${lw.workload.name} (${lw.workload.size}; modules ${mods.map((m) => m.name).join(", ")})`);
-    return measureRuntime(
-      lw,
-      basePaths,
-      optPaths,
-      {
-        modules: mods.map((m) => m.name),
-        optimizedModules: used.map((m) => m.name),
-        identicalBytes: basePaths.every((p, i) => p === optPaths[i] || readFileSync(p).equals(readFileSync(optPaths[i]!))),
-      },
-      { targetHalfWidth: this.opts.targetHalfWidth, budgetSeconds: budget, quick: this.opts.quick, log },
-    );
+
+    const rows: RuntimeResult[] = [];
+    for (const target of this.opts.runtimeTargets) {
+      const plain = await this.measureVariant(lw, names, preps, optimize, target, null, ropts);
+      rows.push(plain.row);
+      if (!this.opts.profileGuided) continue;
+      if (profiles === null) {
+        rows.push(failedRuntime(lw, this.meta(names, optimize, target, true, []), profileError, ropts));
+        continue;
+      }
+      const pgo = await this.measureVariant(lw, names, preps, optimize, target, profiles, ropts, plain.paths);
+      rows.push(pgo.row);
+    }
+    return rows;
+  }
+
+  private meta(names: readonly string[], optimize: readonly boolean[], target: SizeTarget, profileGuided: boolean, sizes: ModuleSizes[]): RuntimeMeta {
+    return {
+      modules: [...names],
+      optimizedModules: names.filter((_, i) => optimize[i]),
+      identicalBytes: false,
+      target,
+      profileGuided,
+      moduleSizes: sizes,
+    };
+  }
+
+  /**
+   * One runtime row: the selected modules optimized under `target` (with `profiles`, if given), the others as
+   * the baseline. `staticPaths`: the same target's modules without a profile, to tell whether the profile changed
+   * anything. Also returns the module files used, or null if they could not be made.
+   */
+  async measureVariant(
+    lw: LoadedWorkload,
+    names: readonly string[],
+    preps: readonly Prepared[],
+    optimize: readonly boolean[],
+    target: SizeTarget,
+    profiles: readonly (string | null)[] | null,
+    ropts: RuntimeOptions,
+    staticPaths?: readonly string[] | null,
+  ): Promise<{ row: RuntimeResult; paths: string[] | null }> {
+    const sizes: ModuleSizes[] = [];
+    const notes: string[] = [];
+    const meta = this.meta(names, optimize, target, profiles !== null, sizes);
+    const paths: string[] = [];
+    try {
+      for (const [i, p] of preps.entries()) {
+        if (!optimize[i]) {
+          paths.push(p.basePath);
+          continue;
+        }
+        const name = names[i]!;
+        let path: string;
+        if (profiles !== null) {
+          const made = await this.optimizeFile(name, p.basePath, target, profiles[i]!);
+          path = made.path;
+          for (const n of made.report.notes) if (n.startsWith("profile:")) notes.push(names.length > 1 ? `${name}: ${n}` : n);
+        } else {
+          path = await this.targetOutput(name, p, target);
+        }
+        paths.push(path);
+        const s = this.sizesOf(path);
+        sizes.push({ module: name, sizes: s, ratio: ratios(this.sizesOf(p.basePath), s) });
+      }
+    } catch (err) {
+      return { row: failedRuntime(lw, meta, errText(err), ropts), paths: null };
+    }
+    const same = (x: string, y: string): boolean => x === y || readFileSync(x).equals(readFileSync(y));
+    meta.identicalBytes = paths.every((x, i) => same(x, preps[i]!.basePath));
+    if (profiles !== null) {
+      meta.profileNotes = notes;
+      if (staticPaths) meta.identicalToStatic = paths.every((x, i) => same(x, staticPaths[i]!));
+    }
+    log(`  ${lw.workload.name} [${variantLabel(meta)}]`);
+    return { row: await measureRuntime(lw, preps.map((p) => p.basePath), paths, meta, ropts), paths };
   }
 
   cleanup(): void {
@@ -495,7 +637,6 @@ export function summarize(files: readonly FileResult[], runtime: readonly Runtim
       for (const [k, v] of Object.entries(p.stats)) t.stats[k] = (t.stats[k] ?? 0) + v;
     }
   }
-  const slow = runtime.filter((r) => r.error === null && Number.isFinite(r.slowdown.ratio)).map((r) => r.slowdown.ratio);
   return {
     files: files.length,
     filesWithErrors: files.filter((f) => f.errors.length > 0).length,
@@ -504,7 +645,8 @@ export function summarize(files: readonly FileResult[], runtime: readonly Runtim
     geomeanWallRatio: timed.length > 0 ? geomean(timed.map((f) => f.timing!.wallRatio)) : null,
     geomeanRssRatio: rssRatios.length > 0 ? geomean(rssRatios) : null,
     binaryenGeomean,
-    geomeanSlowdown: slow.length > 0 ? geomean(slow) : null,
+    geomeanSlowdown: headlineSlowdown(runtime),
+    variantSlowdown: variantSlowdowns(runtime),
     targetGeomean: targetGeomeans(files, targets),
     passTotals: [...passTotals.values()],
   };
@@ -561,11 +703,11 @@ export async function main(argv: string[]): Promise<number> {
       const ok = new Set(files.filter((f) => f.ours !== null).map((f) => f.name));
       for (const lw of loaded) {
         try {
-          const res = await bench.runWorkload(lw, ok);
-          if (!res) continue;
-          runtime.push(res);
-          for (const f of files) if (res.modules.includes(f.name)) f.workloads.push(res.workload);
-          if (res.error) log(`  error: ${res.error}`);
+          for (const res of await bench.runWorkload(lw, ok)) {
+            runtime.push(res);
+            for (const f of files) if (res.modules.includes(f.name) && !f.workloads.includes(res.workload)) f.workloads.push(res.workload);
+            if (res.error) log(`  error: ${res.error}`);
+          }
         } catch (e) {
           errors.push(`workload ${lw.workload.name}: ${errText(e)}`);
           log(`  error: workload ${lw.workload.name}: ${errText(e)}`);
@@ -595,6 +737,8 @@ export async function main(argv: string[]): Promise<number> {
       passes: opts.passes,
       cache: opts.cache,
       targets: opts.targets,
+      runtimeTargets: opts.runtimeTargets,
+      profileGuided: opts.profileGuided,
     },
     methods: {
       sizes: SIZES_METHOD,
@@ -605,6 +749,7 @@ export async function main(argv: string[]): Promise<number> {
       runtime: RUNTIME_METHOD,
       ci: RATIO_CI_METHOD,
       binaryenPasses: BINARYEN_PASSES_METHOD,
+      ...(opts.profileGuided ? { profileGuided: PROFILE_GUIDED_METHOD } : {}),
     },
     files,
     runtime,

@@ -6,6 +6,7 @@
 import type { BenchResults, FileResult } from "./results.js";
 import { fmtKiB, fmtMs, renderMarkdown, thousands } from "./markdown.js";
 import { fmtInterval } from "./stats.js";
+import { hasVariants, headlineVariant, variantLabel } from "./variants.js";
 
 export function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -155,7 +156,9 @@ function logBars(rows: string[], series: Series[], caption: string, fmt: (v: num
 function intervalChart(r: BenchResults): string {
   const rows = r.runtime;
   if (rows.length === 0) return "<p><em>No runtime measurements.</em></p>";
-  const left = 190;
+  // with several targets or profile-guided rows, each row is labelled with its variant too
+  const label = hasVariants(r) ? (w: (typeof rows)[number]): string => `${w.workload} · ${variantLabel(w)}` : (w: (typeof rows)[number]): string => w.workload;
+  const left = Math.max(190, 20 + 7 * Math.max(...rows.map((w) => label(w).length)));
   const width = 520;
   const top = 34;
   const rowH = 26;
@@ -179,13 +182,13 @@ function intervalChart(r: BenchResults): string {
   }
   rows.forEach((w, i) => {
     const y = top + i * rowH + rowH / 2;
-    svg += `<text x="${left - 8}" y="${y + 4}" text-anchor="end" ${FONT}>${esc(w.workload)}</text>`;
+    svg += `<text x="${left - 8}" y="${y + 4}" text-anchor="end" ${FONT}>${esc(label(w))}</text>`;
     const marks: [typeof w.slowdown, string, number, string][] = [
       [w.slowdown, w.error ? "#e15759" : "#4e79a7", -4, "wall time"],
       [w.cpuSlowdown, "#f28e2b", 4, "CPU time"],
     ];
     for (const [c, color, dy, what] of marks) {
-      const title = `${w.workload} (${what}): ${fmtInterval(c)}, stopped by ${w.stoppedBy}`;
+      const title = `${label(w)} (${what}): ${fmtInterval(c)}, stopped by ${w.stoppedBy}`;
       if (c.lo !== null && c.hi !== null) {
         svg += `<line x1="${x(Math.max(c.lo, 1 - ext))}" y1="${y + dy}" x2="${x(Math.min(c.hi, 1 + ext))}" y2="${y + dy}" stroke="${color}" stroke-width="2"><title>${esc(title)}</title></line>`;
       }
@@ -385,7 +388,10 @@ export function renderHtml(r: BenchResults): string {
     card("brotli q11", g ? g.brotli.toFixed(4) : "-", "geomean ours / -Oz"),
     card("wall time", s.geomeanWallRatio !== null ? s.geomeanWallRatio.toFixed(3) : "-", "geomean ours / wasm-opt -Oz"),
     card("peak RSS", s.geomeanRssRatio !== null ? s.geomeanRssRatio.toFixed(3) : "-", "geomean ours / wasm-opt -Oz"),
-    card("runtime", s.geomeanSlowdown !== null ? s.geomeanSlowdown.toFixed(3) : "-", "geomean slowdown, optimized / baseline"),
+    card("runtime", s.geomeanSlowdown !== null ? s.geomeanSlowdown.toFixed(3) : "-", `geomean slowdown, optimized / baseline${hasVariants(r) ? ` (${headlineVariant(r.runtime) ?? "-"})` : ""}`),
+    ...Object.entries(s.variantSlowdown ?? {})
+      .filter(([l]) => l.endsWith("profile-guided"))
+      .map(([l, g]) => card("runtime", g.toFixed(3), `geomean slowdown, ${l}`)),
   ].join("");
   const features = r.files
     .filter((f) => f.features)

@@ -3,6 +3,7 @@
 import type { BenchResults, FileResult, SizeRatios } from "./results.js";
 import { fmtBounds } from "./stats.js";
 import { targetRows } from "./targets.js";
+import { hasVariants, runtimeSizeRows, variantLabel } from "./variants.js";
 
 export function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
@@ -80,8 +81,10 @@ function timingTable(r: BenchResults): string {
 function runtimeTable(r: BenchResults): string {
   const rows = r.runtime.map((w) => [
     w.workload,
+    variantLabel(w),
     (w.optimizedModules.length === w.modules.length ? "all" : w.optimizedModules.join(", ")) +
-      (w.identicalBytes ? " (byte-identical to the baseline: an A/A run, the spread is noise)" : ""),
+      (w.identicalBytes ? " (byte-identical to the baseline: an A/A run, the spread is noise)" : "") +
+      (w.profileGuided === true && w.identicalToStatic === true && !w.identicalBytes ? " (same bytes as without the profile)" : ""),
     fmtRatio(w.slowdown.ratio, 3),
     fmtBounds(w.slowdown),
     w.slowdown.halfWidth !== null ? `±${(w.slowdown.halfWidth * 100).toFixed(1)} %` : "n/a",
@@ -91,12 +94,27 @@ function runtimeTable(r: BenchResults): string {
     `${w.stoppedBy} (load ${w.loadAverage.start[0]?.toFixed(1) ?? "?"}→${w.loadAverage.end[0]?.toFixed(1) ?? "?"})`,
     w.error ? `error: ${w.error.slice(0, 120)}` : w.outputsEqual ? "yes" : "**NO**",
   ]);
-  rows.push(["**geomean**", "", `**${fmtRatio(r.summary.geomeanSlowdown, 3)}**`, "", "", "", "", "", "", ""]);
+  const perVariant = Object.entries(r.summary.variantSlowdown ?? {});
+  if (perVariant.length > 0) {
+    for (const [label, g] of perVariant) rows.push(["**geomean**", `**${label}**`, "", `**${fmtRatio(g, 3)}**`, "", "", "", "", "", "", ""]);
+  } else {
+    rows.push(["**geomean**", "", "", `**${fmtRatio(r.summary.geomeanSlowdown, 3)}**`, "", "", "", "", "", "", ""]);
+  }
   return table(
-    ["workload", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "pairs (warm-up+timed runs per process)", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
+    ["workload", "target", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "pairs (warm-up+timed runs per process)", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
     rows,
-    ["l", "l", "r", "r", "r", "r", "r", "r", "l", "l"],
+    ["l", "l", "l", "r", "r", "r", "r", "r", "r", "l", "l"],
   );
+}
+
+/** The sizes of the modules each runtime row measured, and what wasm-compact said about each profile. */
+function runtimeSizes(r: BenchResults): string {
+  const out = [
+    table(["workload", "target", "module", "file", "code", "gzip", "brotli", "note"], runtimeSizeRows(r, (x) => fmtRatio(x)), ["l", "l", "l", "r", "r", "r", "r", "l"]),
+  ];
+  const notes = r.runtime.flatMap((w) => (w.profileNotes ?? []).map((n) => `- ${w.workload} (${variantLabel(w)}): ${n}`));
+  if (notes.length > 0) out.push(notes.join("\n"));
+  return out.join("\n\n");
 }
 
 function median(xs: readonly number[]): number {
@@ -194,6 +212,9 @@ export function renderMarkdown(r: BenchResults): string {
     parts.push(
       "### Runtime of the behaviour workloads (slowdown = optimized / baseline, 95 % bootstrap interval)\n\n" + runtimeTable(r),
     );
+    if (hasVariants(r)) {
+      parts.push("### Sizes of the modules in the runtime rows (ratio = output / -Oz baseline)\n\n" + runtimeSizes(r));
+    }
   } else {
     parts.push("### Runtime of the behaviour workloads\n\n_Not measured (no workload uses the selected modules, or --no-runtime)._");
   }
@@ -211,6 +232,7 @@ export function renderMarkdown(r: BenchResults): string {
         `- interval: ${r.methods.ci}`,
         `- feature flags: ${r.methods.features}`,
         `- Binaryen passes: ${r.methods.binaryenPasses}`,
+        ...(r.methods.profileGuided ? [`- profile-guided: ${r.methods.profileGuided}`] : []),
       ].join("\n"),
   );
   return parts.join("\n\n") + "\n";

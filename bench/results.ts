@@ -69,7 +69,32 @@ export interface BinaryenPassResult {
   error: string | null;
 }
 
-export interface RuntimeResult {
+/** One optimized module of a runtime row: its sizes against the -Oz baseline. */
+export interface ModuleSizes {
+  module: string;
+  sizes: Sizes;
+  /** sizes / baseline sizes. */
+  ratio: SizeRatios;
+}
+
+/**
+ * How a runtime row's optimized modules were made (--runtime-targets,
+ * --profile-guided). Absent in results from before those options, where
+ * every row is the default target without a profile.
+ */
+export interface RuntimeVariant {
+  target: SizeTarget;
+  /** Optimized with a profile of this workload (recorded with the -Oz baseline instrumented). */
+  profileGuided: boolean;
+  /** The optimized modules (those in optimizedModules), in that order. */
+  moduleSizes: ModuleSizes[];
+  /** Profile-guided rows: every module is byte-identical to the same target's output without a profile. */
+  identicalToStatic?: boolean;
+  /** Profile-guided rows: what wasm-compact said about the profile (which blocks were hot), per module. */
+  profileNotes?: string[];
+}
+
+export interface RuntimeResult extends Partial<RuntimeVariant> {
   workload: string;
   size: "small" | "big";
   description: string;
@@ -156,8 +181,13 @@ export interface Summary {
   geomeanRssRatio: number | null;
   /** Geometric mean of Binaryen pass results / baseline, per label. */
   binaryenGeomean: Record<string, SizeRatios>;
-  /** Geometric mean of the runtime slowdown ratios (point estimates), over the workloads that ran. */
+  /**
+   * Geometric mean of the runtime slowdown ratios (point estimates), over the workloads that ran, for the default
+   * target without a profile (or, if --runtime-targets leaves it out, the first target given).
+   */
   geomeanSlowdown: number | null;
+  /** The same per runtime variant ("raw", "raw, profile-guided" ...; see variantLabel), in the order measured. */
+  variantSlowdown?: Record<string, number>;
   /** Geometric mean of ours / baseline per size target (--targets), over the files with a result for it. */
   targetGeomean?: Partial<Record<SizeTarget, SizeRatios>>;
   /** Bytes saved per pass, summed over files. */
@@ -185,6 +215,9 @@ export interface BenchResults {
     cache: boolean;
     /** Size targets our tool ran under (--targets; absent in results from before that option). */
     targets?: SizeTarget[];
+    /** Size targets the runtime was measured under (--runtime-targets), and whether with profiles too. */
+    runtimeTargets?: SizeTarget[];
+    profileGuided?: boolean;
   };
   methods: {
     sizes: string;
@@ -193,6 +226,8 @@ export interface BenchResults {
     runtime: string;
     ci: string;
     binaryenPasses: string;
+    /** How profile-guided rows were made (absent without --profile-guided). */
+    profileGuided?: string;
   };
   files: FileResult[];
   runtime: RuntimeResult[];

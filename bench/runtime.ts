@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Workload } from "../test/oracle/workload.js";
 import { describeFailure, runMeasured } from "./measure.js";
-import type { RuntimeResult } from "./results.js";
+import type { RuntimeResult, RuntimeVariant } from "./results.js";
 import { fmtInterval, median, ratioOfMediansCI } from "./stats.js";
 import type { ChildConfig, ChildResult } from "./workload-child.js";
 
@@ -30,7 +30,8 @@ export interface LoadedWorkload {
   workload: Workload;
 }
 
-const CHILD = fileURLToPath(new URL("./workload-child.js", import.meta.url));
+/** The child process that runs a workload with given module files (also used to record profiles). */
+export const WORKLOAD_CHILD = fileURLToPath(new URL("./workload-child.js", import.meta.url));
 export const WORKLOADS_DIR = fileURLToPath(new URL("../test/oracle/workloads/", import.meta.url));
 
 /** Imports every workload in dist/test/oracle/workloads; a file that fails to load is reported, not fatal. */
@@ -73,7 +74,11 @@ export const RUNTIME_METHOD =
   "Baseline and optimized samples are taken in pairs with alternating order (AB, BA, ...); pairs are added until the " +
   "95 % interval of the wall-time ratio is within the target (after at least 8 pairs for small workloads, 5 for big) or the time budget " +
   "runs out. Modules of the workload that were not selected are the -Oz baseline on both sides. Every output is " +
-  "hashed; outputsEqual says whether both sides produced the same digests.";
+  "hashed; outputsEqual says whether both sides produced the same digests. With several runtime targets (and " +
+  "profile-guided outputs) each is its own row, measured the same way against the same baseline.";
+
+/** What a row measured, besides the workload: which modules differ from the baseline and how they were made. */
+export type RuntimeMeta = { modules: string[]; optimizedModules: string[]; identicalBytes: boolean } & Partial<RuntimeVariant>;
 
 function configFor(size: "small" | "big", quick: boolean): ChildConfig & { minPairs: number; maxPairs: number } {
   if (quick) return { minWarmup: 1, maxWarmup: 1, warmupMs: 0, minIterations: 1, maxIterations: 1, minMs: 0, minPairs: 1, maxPairs: 1 };
@@ -89,11 +94,12 @@ export async function measureRuntime(
   lw: LoadedWorkload,
   baselinePaths: readonly string[],
   optimizedPaths: readonly string[],
-  meta: { modules: string[]; optimizedModules: string[]; identicalBytes: boolean },
+  meta: RuntimeMeta,
   opts: RuntimeOptions,
 ): Promise<RuntimeResult> {
   const w = lw.workload;
   const cfg = configFor(w.size, opts.quick);
+  const result = emptyResult(lw, meta, cfg, opts.budgetSeconds);
   const dir = mkdtempSync(join(tmpdir(), "wasm-compact-runtime-"));
   const cfgPath = join(dir, "config.json");
   const aPath = join(dir, "baseline.json");
@@ -102,33 +108,12 @@ export async function measureRuntime(
   writeFileSync(aPath, JSON.stringify(baselinePaths));
   writeFileSync(bPath, JSON.stringify(optimizedPaths));
 
-  const result: RuntimeResult = {
-    workload: w.name,
-    size: w.size,
-    description: w.description,
-    modules: meta.modules,
-    optimizedModules: meta.optimizedModules,
-    identicalBytes: meta.identicalBytes,
-    baselineMs: [],
-    optimizedMs: [],
-    baselineCpuMs: [],
-    optimizedCpuMs: [],
-    warmup: cfg.minWarmup,
-    iterations: cfg.minIterations,
-    slowdown: ratioOfMediansCI([], []),
-    cpuSlowdown: ratioOfMediansCI([], []),
-    loadAverage: { start: loadavg().map((x) => round2(x)), end: [] },
-    stoppedBy: "",
-    budgetSeconds: opts.budgetSeconds,
-    outputsEqual: true,
-    error: null,
-  };
   const digests = new Set<string>();
   const iterations: number[] = [];
   const warmups: number[] = [];
 
   const sample = async (modulesJson: string): Promise<{ wall: number; cpu: number }> => {
-    const m = await runMeasured([CHILD, lw.file, modulesJson, cfgPath], {
+    const m = await runMeasured([WORKLOAD_CHILD, lw.file, modulesJson, cfgPath], {
       nodeFlags: [...(w.nodeOptions ?? [])],
       timeoutMs: Math.max(60_000, opts.budgetSeconds * 1000),
     });
@@ -191,6 +176,43 @@ export async function measureRuntime(
   result.iterations = iterations.length > 0 ? Math.round(median(iterations)) : 0;
   result.warmup = warmups.length > 0 ? Math.round(median(warmups)) : 0;
   return result;
+}
+
+/** A row with no samples yet (or never: see failedRuntime). */
+function emptyResult(lw: LoadedWorkload, meta: RuntimeMeta, cfg: ChildConfig, budgetSeconds: number): RuntimeResult {
+  const w = lw.workload;
+  const { modules, optimizedModules, identicalBytes, ...variant } = meta;
+  return {
+    workload: w.name,
+    size: w.size,
+    description: w.description,
+    modules,
+    optimizedModules,
+    identicalBytes,
+    ...variant,
+    baselineMs: [],
+    optimizedMs: [],
+    baselineCpuMs: [],
+    optimizedCpuMs: [],
+    warmup: cfg.minWarmup,
+    iterations: cfg.minIterations,
+    slowdown: ratioOfMediansCI([], []),
+    cpuSlowdown: ratioOfMediansCI([], []),
+    loadAverage: { start: loadavg().map((x) => round2(x)), end: [] },
+    stoppedBy: "",
+    budgetSeconds,
+    outputsEqual: true,
+    error: null,
+  };
+}
+
+/** A row for a variant that could not be measured (its outputs or its profile could not be made). */
+export function failedRuntime(lw: LoadedWorkload, meta: RuntimeMeta, error: string, opts: RuntimeOptions): RuntimeResult {
+  const r = emptyResult(lw, meta, configFor(lw.workload.size, opts.quick), opts.budgetSeconds);
+  r.loadAverage.end = r.loadAverage.start;
+  r.stoppedBy = "error";
+  r.error = error;
+  return r;
 }
 
 function round2(x: number): number {

@@ -10,15 +10,15 @@ import { geomean } from "./stats.js";
 export const DEFAULT_TARGET: SizeTarget = "balanced";
 
 /** Parses `raw,gzip,...` (order kept, duplicates dropped); throws on an unknown name or an empty list. */
-export function parseTargets(s: string): SizeTarget[] {
+export function parseTargets(s: string, flag = "--targets"): SizeTarget[] {
   const out: SizeTarget[] = [];
   for (const part of s.split(",").map((x) => x.trim()).filter((x) => x !== "")) {
     if (!(SIZE_TARGETS as readonly string[]).includes(part)) {
-      throw new Error(`--targets: unknown size target ${JSON.stringify(part)} (use ${SIZE_TARGETS.join(", ")})`);
+      throw new Error(`${flag}: unknown size target ${JSON.stringify(part)} (use ${SIZE_TARGETS.join(", ")})`);
     }
     if (!out.includes(part as SizeTarget)) out.push(part as SizeTarget);
   }
-  if (out.length === 0) throw new Error("--targets needs at least one size target");
+  if (out.length === 0) throw new Error(`${flag} needs at least one size target`);
   return out;
 }
 

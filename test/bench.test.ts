@@ -1,7 +1,8 @@
 // The benchmark, end to end in --quick mode on one small corpus module, with a
 // small synthetic workload (an MD5 of a fixed input through the module's own
-// exports, checked against node:crypto) so the runtime path runs too; plus the
-// statistics and the feature detection it relies on.
+// exports, checked against node:crypto) so the runtime path runs too, under
+// two size targets and profile-guided; plus the statistics, the feature
+// detection and the profile recording it relies on.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,6 +19,7 @@ import { parseTargets } from "../bench/targets.js";
 import { corpus, corpusEntry } from "./corpus/corpus.js";
 
 const BENCH = fileURLToPath(new URL("../bench/bench.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const CORPUS = pathToFileURL(fileURLToPath(new URL("./corpus/corpus.js", import.meta.url))).href;
 
 const WORKLOAD = `
@@ -46,7 +48,7 @@ export const workload = {
 };
 `;
 
-test("bench --quick on one small module writes the JSON, the HTML and a markdown table", () => {
+test("bench --quick on one small module writes the JSON, the HTML and a markdown table, with runtime rows per target and profile-guided", () => {
   const dir = mkdtempSync(join(tmpdir(), "wasm-compact-bench-test-"));
   try {
     const wdir = join(dir, "workloads");
@@ -54,9 +56,9 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
     writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
     const out = join(dir, "results");
-    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--targets", "raw,balanced", "--out", out, "--workloads", wdir], {
+    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--targets", "raw,balanced", "--runtime-targets", "raw,balanced", "--profile-guided", "--out", out, "--workloads", wdir], {
       encoding: "utf8",
-      timeout: 120_000,
+      timeout: 180_000,
     });
     assert.equal(r.status, 0, `bench failed:\n${r.stderr}`);
 
@@ -65,7 +67,13 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     assert.match(r.stdout, /^### Sizes per size target .*targets: raw, balanced\)$/m);
     assert.match(r.stdout, /^\| hash-wasm-md5 \| raw \| \d\.\d{4} \| \d\.\d{4} \| \d\.\d{4} \| \d\.\d{4} \|/m);
     assert.match(r.stdout, /^\| \*\*geomean\*\* \| \*\*balanced\*\* \| \*\*\d\.\d{4}\*\* \|/m);
-    assert.match(r.stdout, /\| md5-smoke \| all \(byte-identical to the baseline: an A\/A run, the spread is noise\) \|/);
+    assert.match(r.stdout, /\| md5-smoke \| balanced \| all \(byte-identical to the baseline: an A\/A run, the spread is noise\) \|/);
+    for (const v of ["raw", "raw, profile-guided", "balanced", "balanced, profile-guided"]) {
+      assert.match(r.stdout, new RegExp(`^\\| md5-smoke \\| ${v} \\| all[^|]* \\| \\d\\.\\d{3} \\|`, "m"), `runtime row ${v}`);
+      assert.match(r.stdout, new RegExp(`^\\| \\*\\*geomean\\*\\* \\| \\*\\*${v}\\*\\* \\|  \\| \\*\\*\\d\\.\\d{3}\\*\\* \\|`, "m"), `geomean row ${v}`);
+      assert.match(r.stdout, new RegExp(`^\\| md5-smoke \\| ${v} \\| hash-wasm-md5 \\| \\d\\.\\d{4} \\|`, "m"), `size row ${v}`);
+    }
+    assert.match(r.stdout, /^- md5-smoke \(raw, profile-guided\): profile: [1-9]\d* of \d+ blocks hot/m, "the profile saw the hashing loop run");
 
     const res = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as BenchResults;
     assert.equal(res.schema, 1);
@@ -111,9 +119,31 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     }
     assert.ok(Math.abs(f.timing.wallRatio - f.timing.ours.medianWallMs / f.timing.wasmOpt.medianWallMs) < 1e-9);
     assert.deepEqual(f.binaryenPasses, [], "--quick skips the Binaryen passes");
-    // Runtime: one pair of the synthetic workload, no interval.
-    assert.equal(res.runtime.length, 1);
-    const w = res.runtime[0]!;
+    // Runtime: one pair of the synthetic workload per row, no interval; rows per target, each also profile-guided.
+    assert.deepEqual(res.options.runtimeTargets, ["raw", "balanced"]);
+    assert.equal(res.options.profileGuided, true);
+    assert.ok((res.methods.profileGuided ?? "").length > 20);
+    assert.deepEqual(res.runtime.map((x) => [x.target, x.profileGuided]), [["raw", false], ["raw", true], ["balanced", false], ["balanced", true]]);
+    for (const x of res.runtime) {
+      assert.equal(x.error, null, `${x.target} ${x.profileGuided}`);
+      assert.equal(x.outputsEqual, true, "every target's output computes what the baseline does");
+      assert.equal(x.moduleSizes?.length, 1);
+      const m = x.moduleSizes![0]!;
+      assert.equal(m.module, "hash-wasm-md5");
+      for (const k of ["file", "code", "gzip", "brotli"] as const) assert.ok(Math.abs(m.ratio[k] - m.sizes[k] / f.baseline.sizes[k]) < 1e-12, k);
+      if (x.identicalBytes) assert.deepEqual(m.sizes, f.baseline.sizes, "identical bytes, identical sizes");
+      if (x.profileGuided) {
+        assert.equal(typeof x.identicalToStatic, "boolean");
+        assert.equal(x.profileNotes?.length, 1);
+        assert.match(x.profileNotes![0]!, /^profile: [1-9]\d* of \d+ blocks hot/);
+      }
+    }
+    // The static rows measured the size part's outputs (the timed run's for balanced, the --targets run's for raw).
+    assert.deepEqual(res.runtime[0]!.moduleSizes![0]!.sizes, f.targets![0]!.sizes);
+    assert.deepEqual(res.runtime[2]!.moduleSizes![0]!.sizes, f.ours.sizes);
+    assert.deepEqual(Object.keys(res.summary.variantSlowdown ?? {}), ["raw", "raw, profile-guided", "balanced", "balanced, profile-guided"]);
+    assert.equal(res.summary.geomeanSlowdown, res.summary.variantSlowdown!.balanced, "the headline is the default target's");
+    const w = res.runtime[2]!;
     assert.equal(w.workload, "md5-smoke");
     assert.equal(w.error, null);
     assert.deepEqual(w.optimizedModules, ["hash-wasm-md5"]);
@@ -135,6 +165,7 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     const html = readFileSync(join(out, "latest.html"), "utf8");
     assert.match(html, /^<!doctype html>/);
     assert.ok((html.match(/<svg /g) ?? []).length >= 3, "has charts");
+    assert.match(html, /md5-smoke · raw, profile-guided/, "the runtime chart labels rows with their variant");
     assert.match(html, /hash-wasm-md5/);
     assert.doesNotMatch(html, /<script|<link|<img|@import|url\(/i, "no external resources");
     const urls = (html.match(/https?:\/\/[^"'\s<)]+/g) ?? []).filter((u) => u !== "http://www.w3.org/2000/svg");
@@ -149,6 +180,74 @@ test("bench rejects an unknown --only name with a usage error", () => {
   const r = spawnSync(process.execPath, [BENCH, "--only", "no-such-module", "--quick"], { encoding: "utf8", timeout: 60_000 });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /no corpus module of that name/);
+});
+
+test("bench rejects an unknown --runtime-targets name with a usage error", () => {
+  const r = spawnSync(process.execPath, [BENCH, "--runtime-targets", "gzip,fast", "--quick"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--runtime-targets: unknown size target "fast"/);
+});
+
+test("recordProfiles: a profile per optimized module, and one-line reasons when the instrumented run cannot give one", async () => {
+  const { recordProfiles } = await import("../bench/profile-guided.js");
+  const { loadWorkloads } = await import("../bench/runtime.js");
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-pgo-test-"));
+  try {
+    writeFileSync(join(dir, "package.json"), '{ "type": "module" }');
+    const wl = (name: string, run: string): void =>
+      writeFileSync(
+        join(dir, `${name}.js`),
+        `export const workload = { name: "${name}", size: "small", description: "${name}",
+          wasm: () => [{ name: "md5", bytes: new Uint8Array() }, { name: "other", bytes: new Uint8Array() }],
+          async run(wasm, ctx) { ${run} } };`,
+      );
+    // md5 is instantiated and run; "other" is passed through untouched.
+    wl("uses", `const { instance } = await WebAssembly.instantiate(wasm[0], {});
+      instance.exports.Hash_Init(); instance.exports.Hash_Update(0); instance.exports.Hash_Final(); return wasm[1].length;`);
+    // md5 runs only in a helper process that the workload stops with SIGTERM (as esbuild-wasm stops its service).
+    wl("service", `const { spawn } = await import("node:child_process");
+      const { writeFileSync } = await import("node:fs");
+      const file = process.env.PGO_TEST_DIR + "/service-input.wasm";
+      writeFileSync(file, wasm[0]);
+      const code = "const { instance } = await WebAssembly.instantiate(require('node:fs').readFileSync(process.argv[1]), {});" +
+        "instance.exports.Hash_Init(); console.log('ready'); setInterval(() => {}, 1000);";
+      const child = spawn(process.execPath, ["--input-type=module", "-e", code.replace("require('node:fs')", "(await import('node:fs'))"), file], { stdio: ["ignore", "pipe", "inherit"] });
+      await new Promise((resolve) => child.stdout.once("data", resolve));
+      child.kill();
+      await new Promise((resolve) => child.once("exit", resolve));
+      return 1;`);
+    wl("idle", "return 1;");
+    wl("picky", `const { instance } = await WebAssembly.instantiate(wasm[0], {});
+      ctx.check(!("__wasm_compact_counter" in instance.exports), "no counter export"); return 1;`);
+    const { loaded, errors } = await loadWorkloads(dir);
+    assert.deepEqual(errors, []);
+    const get = (n: string) => loaded.find((l) => l.workload.name === n)!;
+    const md5 = join(dir, "md5.wasm");
+    writeFileSync(md5, corpusEntry("hash-wasm-md5").bytes());
+    const other = join(dir, "other.wasm");
+    writeFileSync(other, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+    const work = (n: string): string => mkdtempSync(join(dir, `${n}-`));
+
+    const profiles = await recordProfiles(get("uses"), CLI, [md5, other], [true, false], work("uses"), 60_000);
+    assert.equal(profiles.length, 2);
+    assert.equal(profiles[1], null, "a module that is not optimized gets no profile");
+    const p = JSON.parse(readFileSync(profiles[0]!, "utf8")) as { format: string; instances: number; functions: unknown[] };
+    assert.equal(p.format, "wasm-compact-profile");
+    assert.equal(p.instances, 1, "one run of the workload, one instance");
+    assert.ok(p.functions.length > 0, "the functions the workload called ran");
+
+    process.env.PGO_TEST_DIR = dir;
+    const viaService = await recordProfiles(get("service"), CLI, [md5, other], [true, false], work("service"), 60_000);
+    const ps = JSON.parse(readFileSync(viaService[0]!, "utf8")) as { instances: number; functions: unknown[] };
+    assert.equal(ps.instances, 1, "the counts of a process stopped with SIGTERM are saved");
+    assert.ok(ps.functions.length > 0);
+
+    await assert.rejects(recordProfiles(get("idle"), CLI, [md5, other], [true, false], work("idle"), 60_000), /saved no counts/);
+    await assert.rejects(recordProfiles(get("picky"), CLI, [md5, other], [true, false], work("picky"), 60_000), /checks failed with the instrumented modules: no counter export/);
+  } finally {
+    delete process.env.PGO_TEST_DIR;
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("bench rejects an unknown --targets name with a usage error", () => {

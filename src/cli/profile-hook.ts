@@ -11,6 +11,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { constants } from "node:os";
 import { COUNTER_EXPORT, COUNT_EXPORT, MAP_SECTION } from "../profile/names.js";
 import { COUNTS_FORMAT, COUNTS_VERSION, type CountsFile } from "./counts-file.js";
 
@@ -45,8 +46,11 @@ function record(instance: WebAssembly.Instance, module: WebAssembly.Module): voi
   });
 }
 
+let dumped = false;
+
 function dump(): void {
-  if (seen.length === 0 || !dir) return;
+  if (dumped || seen.length === 0 || !dir) return;
+  dumped = true;
   // instances of the same module add up
   const byMap = new Map<string, { instances: number; sums: bigint[] }>();
   for (const s of seen) {
@@ -96,4 +100,13 @@ if (dir) {
     },
   });
   process.on("exit", dump);
+  // A process ended by a signal skips "exit" (esbuild stops its service
+  // process with SIGTERM): save the counts first, then end the way the
+  // signal would have, unless the program handles the signal itself.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      dump();
+      if (process.listenerCount(signal) === 1) process.exit(128 + constants.signals[signal]);
+    });
+  }
 }
