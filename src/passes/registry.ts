@@ -8,6 +8,7 @@ import { UnknownPassError } from "../errors.js";
 import { cleanupPass } from "./cleanup.js";
 import { foldFunctionsPass } from "./fold-functions.js";
 import { mergeFunctionsPass } from "./merge-functions.js";
+import { foldBlocksPass } from "./fold-blocks/index.js";
 import { layoutPass } from "./layout/index.js";
 
 /** Leaves the module as it is; the pipeline still reads, validates and rewrites it. */
@@ -17,7 +18,7 @@ export const identityPass: Pass = {
   run: () => ({ changed: false }),
 };
 
-const BUILTIN_PASSES: Pass[] = [identityPass, cleanupPass, foldFunctionsPass, mergeFunctionsPass, layoutPass];
+const BUILTIN_PASSES: Pass[] = [identityPass, cleanupPass, foldFunctionsPass, mergeFunctionsPass, layoutPass, foldBlocksPass];
 
 /** The passes run when no `passes` option is given, in order. */
 export const DEFAULT_PIPELINE: readonly string[] = ["fold-functions", "merge-functions", "cleanup"];

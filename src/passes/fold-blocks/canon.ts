@@ -1,0 +1,112 @@
+// Region identity up to local renaming. A cheap prefix hash over the body
+// (local indices replaced by their types) buckets every region in O(1); only
+// regions that share a bucket get the exact canonical key, in which locals
+// are numbered by first use.
+
+import { idOf } from "../../binary/opcodes/index.js";
+import type { Body } from "../../ir/body.js";
+import { LOCAL_WORDS } from "../../ir/imm-layout.js";
+import type { ValType } from "../../ir/types.js";
+import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
+
+function mix(h: number, v: number): number {
+  h = Math.imul(h ^ v, 0x9e3779b1);
+  return (h ^ (h >>> 15)) | 0;
+}
+
+const BASE = 0x01000193;
+let powers = new Int32Array([1]);
+
+/** BASE^k (mod 2^32) for k up to n. */
+function powersUpTo(n: number): Int32Array {
+  if (powers.length > n) return powers;
+  const p = new Int32Array(Math.max(n + 1, powers.length * 2));
+  p[0] = 1;
+  for (let k = 1; k < p.length; k++) p[k] = Math.imul(p[k - 1]!, BASE);
+  return (powers = p);
+}
+
+/** Prefix hashes: H[i] covers instructions [0, i). */
+export function prefixHashes(body: Body, localTypes: readonly ValType[]): Int32Array {
+  const { ops, imm, immStart } = body;
+  const h = new Int32Array(body.count + 1);
+  for (let i = 0; i < body.count; i++) {
+    const op = ops[i]!;
+    let t = mix(0x2f1, op);
+    const s = immStart[i]!;
+    const e = immStart[i + 1]!;
+    const loc = LOCAL_WORDS[op];
+    for (let p = s; p < e; p++) t = mix(t, loc && loc.includes(p - s) ? (localTypes[imm[p]!] ?? -1) : imm[p]!);
+    h[i + 1] = (Math.imul(h[i]!, BASE) + t) | 0;
+  }
+  powersUpTo(body.count);
+  return h;
+}
+
+/** Hash of instructions [start, end) from prefix hashes. */
+export function rangeHash(h: Int32Array, start: number, end: number): number {
+  return (h[end]! - Math.imul(h[start]!, powers[end - start]!)) | 0;
+}
+
+/** What a region does with each local, numbered by first use (equal for equal keys). */
+export interface LocalUse {
+  types: ValType[];
+  /** local.get count inside the region. */
+  reads: number[];
+  written: boolean[];
+  /** The first use is a write that runs before every later use in the region. */
+  definedFirst: boolean[];
+}
+
+export interface Canonical {
+  key: string;
+  /** canonical local number -> the site's local index */
+  locals: number[];
+  use: LocalUse;
+}
+
+const GET_ID = idOf("local.get");
+
+/** The exact identity of a region, `prefix` included (kind, signature, caller results). */
+export function canonical(body: Body, localTypes: readonly ValType[], r: Region, prefix: string): Canonical {
+  const { ops, imm, immStart } = body;
+  const parts: (number | string)[] = [prefix];
+  const canon = new Map<number, number>();
+  const locals: number[] = [];
+  const use: LocalUse = { types: [], reads: [], written: [], definedFirst: [] };
+  // depth at which straight-line code runs before everything after it
+  const first = ops[r.start]!;
+  const domDepth = r.kind === "arm" ? 0 : first === BLOCK || first === LOOP ? 1 : -1;
+  let depth = 0;
+  for (let i = r.start; i < r.end; i++) {
+    const op = ops[i]!;
+    if (op === END) depth--;
+    parts.push(op);
+    const s = immStart[i]!;
+    const e = immStart[i + 1]!;
+    const loc = LOCAL_WORDS[op];
+    for (let p = s; p < e; p++) {
+      if (!loc || !loc.includes(p - s)) {
+        parts.push(imm[p]!);
+        continue;
+      }
+      const l = imm[p]!;
+      let c = canon.get(l);
+      if (c === undefined) {
+        c = locals.length;
+        canon.set(l, c);
+        locals.push(l);
+        use.types.push(localTypes[l]!);
+        use.reads.push(0);
+        use.written.push(false);
+        use.definedFirst.push(op !== GET_ID && depth === domDepth);
+      }
+      if (op === GET_ID) use.reads[c]!++;
+      else use.written[c] = true;
+      parts.push(`l${c}`);
+    }
+    if (op === BLOCK || op === LOOP || op === IF) depth++;
+  }
+  parts.push("|", ...use.types);
+  return { key: parts.join(","), locals, use };
+}

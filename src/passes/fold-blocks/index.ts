@@ -1,0 +1,101 @@
+// fold-blocks: identical structured regions (block, loop and if constructs,
+// if arms) across and within functions become one new function, after the
+// IBBF RFC. Regions that leave the function become tail calls. Every fold
+// is taken only where it pays in exact raw bytes; under a compressed-size
+// target the judge verifies batches of folds and refused batches are bisected.
+
+import { writeModule } from "../../binary/writer.js";
+import type { Module } from "../../ir/module.js";
+import type { SizeJudge } from "../../size-target.js";
+import { mayIntroduce } from "../features.js";
+import type { Pass, PassContext, PassResult } from "../pass.js";
+import { applyFolds, cloneForTrial, type Fold } from "./apply.js";
+import { chooseFolds, findGroups, type FindOptions } from "./find.js";
+
+/** Rounds of find-and-fold: a later round sees regions made equal by calls to earlier folds. */
+const MAX_ROUNDS = 3;
+
+export interface FoldBlocksStats {
+  folds: number;
+  sites: number;
+  tailFolds: number;
+  rounds: number;
+  judgements: number;
+  refused: number;
+}
+
+/** Most whole-module judgements for the whole pass: each compresses the module (brotli q11 takes seconds per MB). */
+function judgementBudget(moduleBytes: number): number {
+  return moduleBytes > 2 << 20 ? 3 : moduleBytes > 128 << 10 ? 8 : 16;
+}
+
+/** Keeps the folds the judge accepts: all at once if possible, else by bisection within a budget. */
+function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stats: FoldBlocksStats): Fold[] {
+  const taken: Fold[] = [];
+  let before = writeModule(cloneForTrial(m)); // trials carry no name section either
+  let budget = judgementBudget(before.length) - stats.judgements;
+  const queue: Fold[][] = [folds];
+  while (queue.length > 0) {
+    const batch = queue.shift()!;
+    if (budget <= 0) {
+      stats.refused += batch.length;
+      continue;
+    }
+    budget--;
+    stats.judgements++;
+    const trial = cloneForTrial(m);
+    applyFolds(trial, [...taken, ...batch], o, true);
+    const after = writeModule(trial);
+    if (judge.better(before, after)) {
+      taken.push(...batch);
+      before = after;
+    } else if (batch.length > 1) {
+      const half = batch.length >> 1;
+      queue.unshift(batch.slice(0, half), batch.slice(half));
+    } else stats.refused++;
+  }
+  // keep the greedy order: site positions and estimates assumed it
+  const order = new Map(folds.map((f, k) => [f, k]));
+  return taken.sort((a, b) => order.get(a)! - order.get(b)!);
+}
+
+export function foldBlocks(m: Module, ctx: PassContext): FoldBlocksStats {
+  const opts = ctx.options;
+  const judge = opts?.judge && opts.judge.compressed ? opts.judge : null;
+  const o: FindOptions = {
+    multiValue: mayIntroduce(m, opts, "multi-value"),
+    tailCall: mayIntroduce(m, opts, "tail-call"),
+    // a compressor already shares repeated code: only big repeats can pay there
+    minBenefit: judge ? 8 : 1,
+    minRegionBytes: judge ? 12 : 0,
+    ...(opts?.hot ? { hot: opts.hot } : {}),
+  };
+  const stats: FoldBlocksStats = { folds: 0, sites: 0, tailFolds: 0, rounds: 0, judgements: 0, refused: 0 };
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const groups = findGroups(m, o, (f) => ctx.progress((round + f) / MAX_ROUNDS));
+    let folds = chooseFolds(m, groups, o);
+    stats.rounds++;
+    if (folds.length > 0 && judge) folds = judged(m, folds, o, judge, stats);
+    if (folds.length === 0) break;
+    applyFolds(m, folds, o, false, stats.folds);
+    for (const f of folds) {
+      stats.folds++;
+      stats.sites += f.sites.length;
+      if (f.shape.tail !== "none") stats.tailFolds++;
+    }
+  }
+  return stats;
+}
+
+export const foldBlocksPass: Pass = {
+  name: "fold-blocks",
+  description: "fold identical blocks, loops, if arms and tail regions across functions into one new function each",
+  run(m: Module, ctx: PassContext): PassResult {
+    const s = foldBlocks(m, ctx);
+    if (s.refused > 0) ctx.note(`${s.refused} raw-paying folds refused under the size target`);
+    return {
+      changed: s.folds > 0,
+      stats: { blocksFolded: s.folds, sitesReplaced: s.sites, tailFolds: s.tailFolds, rounds: s.rounds, judgements: s.judgements },
+    };
+  },
+};

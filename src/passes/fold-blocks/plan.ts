@@ -1,0 +1,226 @@
+// One folding: a group of identical regions, the function that replaces
+// them, the call sequence at each site, and its exact byte balance.
+
+import { u32Size } from "../../binary/bytes.js";
+import { idOf } from "../../binary/opcodes/index.js";
+import { BLOCK_EMPTY, BodyBuilder, type Body } from "../../ir/body.js";
+import { LOCAL_WORDS } from "../../ir/imm-layout.js";
+import type { Func, Module } from "../../ir/module.js";
+import type { ValType } from "../../ir/types.js";
+import { isDefaultable } from "../../analysis/typecontext.js";
+import { functionCost } from "../thunk.js";
+import type { LocalUse } from "./canon.js";
+import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
+
+const LOCAL_GET = idOf("local.get");
+const LOCAL_SET = idOf("local.set");
+const CALL = idOf("call");
+const RETURN_CALL = idOf("return_call");
+const RETURN = idOf("return");
+const UNREACHABLE = idOf("unreachable");
+const I32 = 0x7f;
+
+/** What the pass knows about a function it takes regions from. */
+export interface FuncInfo {
+  /** Position in m.functions. */
+  pos: number;
+  func: Func;
+  body: Body;
+  localTypes: ValType[];
+  /** local.get count per local in the whole body. */
+  reads: Int32Array;
+  results: ValType[];
+  /** Byte offset of each instruction in the encoded body (length count + 1). */
+  offsets: Uint32Array | null;
+}
+
+export interface Site {
+  info: FuncInfo;
+  region: Region;
+  /** canonical local -> this site's local index */
+  locals: number[];
+}
+
+export interface Group {
+  sites: Site[];
+  use: LocalUse;
+}
+
+/** How the sites of a group are rewritten, independent of where the new function lands. */
+export interface Shape {
+  stackParams: ValType[];
+  /** Canonical locals passed in, in parameter order. */
+  paramLocals: number[];
+  /** Canonical locals handed back, in result order (after the region's own results). */
+  outLocals: number[];
+  params: ValType[];
+  results: ValType[];
+  /** The site leaves through the call: `return_call`, `call; return` or `call; unreachable`. */
+  tail: "none" | "return" | "trap";
+  /** Canonical local -> local index in the new function. */
+  newIndex: Int32Array;
+  internal: ValType[];
+}
+
+export interface FoldOptions {
+  multiValue: boolean;
+  tailCall: boolean;
+}
+
+/** Parameters and results of a block type word. */
+export function blockSig(m: Module, bt: number): { params: ValType[]; results: ValType[] } | null {
+  if (bt === BLOCK_EMPTY) return { params: [], results: [] };
+  if (bt >= 0) return { params: [], results: [bt] };
+  const c = m.types[-bt - 1]?.composite;
+  return c && c.kind === "func" ? { params: c.params, results: c.results } : null;
+}
+
+/** Decides parameters, results and locals for `sites` of one group, or null if they cannot be folded. */
+export function shapeOf(m: Module, g: Group, sites: readonly Site[], o: FoldOptions): Shape | null {
+  const r = sites[0]!.region;
+  const sig = blockSig(m, r.blockType);
+  if (!sig) return null;
+  const use = g.use;
+  const n = use.types.length;
+  const out = new Array<boolean>(n).fill(false);
+  if (!r.tail) {
+    for (let c = 0; c < n; c++) {
+      if (!use.written[c]) continue;
+      out[c] = sites.some((s) => {
+        const l = s.locals[c]!;
+        // conservative liveness: read anywhere else in the function, or read
+        // here while an enclosing loop can run the region again
+        return s.info.reads[l]! - use.reads[c]! > 0 || (s.region.inLoop && use.reads[c]! > 0);
+      });
+    }
+  }
+  const paramLocals: number[] = [];
+  const outLocals: number[] = [];
+  const internal: ValType[] = [];
+  const isParam = (c: number) => (use.reads[c]! > 0 && !use.definedFirst[c]) || out[c]!;
+  for (let c = 0; c < n; c++) if (isParam(c)) paramLocals.push(c);
+  for (let c = 0; c < n; c++) if (out[c]) outLocals.push(c);
+  const stackParams = [...sig.params];
+  if (r.kind === "construct" && sites[0]!.info.body.ops[r.start] === IF) stackParams.push(I32);
+  const newIndex = new Int32Array(n);
+  paramLocals.forEach((c, k) => (newIndex[c] = stackParams.length + k));
+  let next = stackParams.length + paramLocals.length;
+  for (let c = 0; c < n; c++) {
+    if (isParam(c)) continue;
+    if (!isDefaultable(use.types[c]!)) return null;
+    newIndex[c] = next++;
+    internal.push(use.types[c]!);
+  }
+  const returns = r.returns;
+  const callerResults = sites[0]!.info.results;
+  const regionResults = r.tail ? (returns ? callerResults : []) : sig.results;
+  const results = [...regionResults, ...outLocals.map((c) => use.types[c]!)];
+  if (results.length > 1 && !o.multiValue) return null;
+  return {
+    stackParams,
+    paramLocals,
+    outLocals,
+    params: [...stackParams, ...paramLocals.map((c) => use.types[c]!)],
+    results,
+    tail: !r.tail ? "none" : returns ? "return" : "trap",
+    newIndex,
+    internal,
+  };
+}
+
+function copyInstr(b: BodyBuilder, body: Body, i: number, localMap: ((l: number) => number) | null): void {
+  const op = body.ops[i]!;
+  b.begin(op);
+  const s = body.immStart[i]!;
+  const e = body.immStart[i + 1]!;
+  const loc = localMap ? LOCAL_WORDS[op] : null;
+  for (let p = s; p < e; p++) b.word(loc && loc.includes(p - s) ? localMap!(body.imm[p]!) : body.imm[p]!);
+}
+
+/** The body of the new function, made from the group's first site. */
+export function foldedBody(m: Module, site: Site, shape: Shape): Body {
+  const { region: r, info } = site;
+  const body = info.body;
+  const canonOf = new Map<number, number>();
+  site.locals.forEach((l, c) => canonOf.set(l, c));
+  const map = (l: number) => shape.newIndex[canonOf.get(l)!]!;
+  const b = new BodyBuilder(r.end - r.start + shape.params.length + shape.outLocals.length + 4);
+  for (let k = 0; k < shape.stackParams.length; k++) {
+    b.begin(LOCAL_GET);
+    b.word(k);
+  }
+  const first = body.ops[r.start]!;
+  const hasOut = shape.outLocals.length > 0;
+  let from = r.start;
+  let to = r.end;
+  let wrap = false;
+  if (r.kind === "construct" && first === BLOCK && !hasOut) {
+    // the function's own label stands in for the block's
+    from++;
+    to--;
+  } else if (r.kind === "arm" && hasOut) wrap = true;
+  if (wrap) {
+    b.begin(BLOCK);
+    b.word(r.blockType);
+  }
+  for (let i = from; i < to; i++) copyInstr(b, body, i, map);
+  if (wrap) b.begin(END);
+  if (r.tail && r.kind === "construct" && (first === LOOP || first === IF)) {
+    // the construct's results need not match the function's: its end is never reached
+    const sig = blockSig(m, r.blockType)!;
+    const same = sig.results.length === shape.results.length && sig.results.every((t, k) => t === shape.results[k]);
+    if (!same) b.begin(UNREACHABLE);
+  }
+  for (const c of shape.outLocals) {
+    b.begin(LOCAL_GET);
+    b.word(shape.newIndex[c]!);
+  }
+  b.begin(END);
+  return b.finish();
+}
+
+/** Writes the call sequence that replaces `site` (the stack arguments are already pushed). */
+export function emitCall(b: BodyBuilder, site: Site, shape: Shape, callee: number, o: FoldOptions): void {
+  for (const c of shape.paramLocals) {
+    b.begin(LOCAL_GET);
+    b.word(site.locals[c]!);
+  }
+  if (shape.tail === "return" && o.tailCall) {
+    b.begin(RETURN_CALL);
+    b.word(callee);
+    return;
+  }
+  b.begin(CALL);
+  b.word(callee);
+  if (shape.tail === "return") b.begin(RETURN);
+  else if (shape.tail === "trap") b.begin(UNREACHABLE);
+  for (let k = shape.outLocals.length - 1; k >= 0; k--) {
+    b.begin(LOCAL_SET);
+    b.word(site.locals[shape.outLocals[k]!]!);
+  }
+}
+
+/** Bytes of the call sequence at `site`. */
+export function callBytes(site: Site, shape: Shape, callee: number, o: FoldOptions): number {
+  let n = 1 + u32Size(callee);
+  for (const c of shape.paramLocals) n += 1 + u32Size(site.locals[c]!);
+  if (shape.tail !== "none" && !(shape.tail === "return" && o.tailCall)) n += 1;
+  for (const c of shape.outLocals) n += 1 + u32Size(site.locals[c]!);
+  return n;
+}
+
+/** A new function with this body and shape (type index filled in by the caller). */
+export function newFunc(typeIndex: number, body: Body, shape: Shape): Func {
+  const locals: Func["locals"] = [];
+  for (const t of shape.internal) {
+    const last = locals[locals.length - 1];
+    if (last && last.type === t) last.count++;
+    else locals.push({ count: 1, type: t });
+  }
+  return { typeIndex, locals, localCount: shape.internal.length, raw: null, rawOffset: 0, codeOffset: 0, body, dirty: true, origin: 0 };
+}
+
+/** Bytes the new function costs in the function and code sections. */
+export function newFuncBytes(typeIndex: number, body: Body, shape: Shape): number {
+  return functionCost(newFunc(typeIndex, body, shape));
+}
