@@ -8,6 +8,7 @@ import { UnknownPassError } from "../errors.js";
 import { cleanupPass } from "./cleanup.js";
 import { foldFunctionsPass } from "./fold-functions.js";
 import { mergeFunctionsPass } from "./merge-functions.js";
+import { outlinePass } from "./outline/index.js";
 import { foldBlocksPass } from "./fold-blocks/index.js";
 import { layoutPass } from "./layout/index.js";
 
@@ -18,10 +19,10 @@ export const identityPass: Pass = {
   run: () => ({ changed: false }),
 };
 
-const BUILTIN_PASSES: Pass[] = [identityPass, cleanupPass, foldFunctionsPass, mergeFunctionsPass, layoutPass, foldBlocksPass];
+const BUILTIN_PASSES: Pass[] = [identityPass, cleanupPass, foldFunctionsPass, mergeFunctionsPass, outlinePass, layoutPass, foldBlocksPass];
 
 /** The passes run when no `passes` option is given, in order. */
-export const DEFAULT_PIPELINE: readonly string[] = ["fold-functions", "merge-functions", "cleanup"];
+export const DEFAULT_PIPELINE: readonly string[] = ["fold-functions", "merge-functions", "fold-blocks", "outline", "cleanup", "layout"];
 
 const registry = new Map<string, Pass>();
 for (const p of BUILTIN_PASSES) registerPass(p);

@@ -1,0 +1,480 @@
+// Candidates: repeated substrings of the corpus (LCP intervals of its suffix
+// array) that are legal sequences, split by how their locals line up, with
+// the exact byte benefit of outlining each group.
+//
+// Locals are renamed per occurrence by first use (the paper's register
+// renaming): occurrences whose canonical local pattern agrees can share one
+// function. In that function, a canonical local whose first use is an
+// unconditional write is an ordinary local; one that may be read before
+// being written is a parameter; one that is written and live after the
+// sequence in some occurrence is a result.
+
+import { u32Size } from "../../binary/bytes.js";
+import { idOf } from "../../binary/opcodes/index.js";
+import { LOCAL_WORDS } from "../../ir/imm-layout.js";
+import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
+import type { Module } from "../../ir/module.js";
+import { EXTERNREF, FUNCREF, isNumeric, type ValType } from "../../ir/types.js";
+import { StackTyper, type StackEnv } from "../../analysis/stack-types.js";
+import { liveness, type Corpus } from "./corpus.js";
+import { instrSize } from "./sizes.js";
+
+const LOCAL_GET = idOf("local.get");
+const LOCAL_SET = idOf("local.set");
+const LOCAL_TEE = idOf("local.tee");
+const RETURN = idOf("return");
+
+export const NORMAL = 0;
+/** Ends in a return (or a trap after a return inside): the call becomes return_call, or call + return. */
+export const RET = 1;
+/** Ends in `unreachable` at its top level: the call is followed by `unreachable`. */
+export const TRAP = 2;
+
+/** Longest sequence considered, in instructions. */
+const MAX_LEN = 2000;
+/**
+ * Most results of an outlined function. V8 in Node 20 (11.3) miscomputes
+ * functions that return three or more values once they tier up from Liftoff
+ * to TurboFan (web-tree-sitter ran out of bounds with such a function and
+ * ran correctly with --liftoff-only or --no-liftoff); two results are
+ * returned in registers there and work.
+ */
+const MAX_RESULTS = 2;
+/** Lengths evaluated per repeat (the longest legal one, then shorter ones with fewer locals). */
+const MAX_LENGTHS = 3;
+
+export interface Candidate {
+  len: number;
+  kind: number;
+  /** String positions of the occurrences, ascending, non-overlapping. */
+  occs: Int32Array;
+  /** Number of canonical locals. */
+  nc: number;
+  /** Per occurrence j: the local index of canonical local c at xs[j * nc + c]. */
+  xs: Int32Array;
+  /** Per occurrence j: whether result local r is live there at live[j * resultLocals.length + r] (else it is dropped). */
+  live: Uint8Array;
+  /** Per occurrence: bytes removed minus call-site bytes, without the callee index. */
+  gain: Int32Array;
+  canonTypes: ValType[];
+  paramLocals: number[];
+  resultLocals: number[];
+  params: ValType[];
+  results: ValType[];
+  /** Number of leading params that come from the operand stack. */
+  stackParams: number;
+  /** The callee drops the sequence's final `return` (its `end` returns the same values). */
+  stripReturn: boolean;
+  /** Callee local index of each canonical local. */
+  newIndex: Int32Array;
+  /** Callee local declarations (the canonical locals that are not parameters). */
+  locals: { count: number; type: ValType }[];
+  /** Callee code entry (local declarations + instructions), without its size prefix. */
+  bodyBytes: number;
+  benefit: number;
+}
+
+export interface EvalContext {
+  m: Module;
+  corpus: Corpus;
+  env: StackEnv;
+  multiValue: boolean;
+  tailCalls: boolean;
+  /** Bytes a name-section entry for a new function costs (0 without a name section). */
+  nameCost: (funcIndex: number) => number;
+  /** New function types planned but not yet in the module, by key. */
+  plannedTypes: Set<string>;
+  /** Index the next new function will get. */
+  nextFunc: number;
+}
+
+function allowedType(t: ValType): boolean {
+  return isNumeric(t) || t === FUNCREF || t === EXTERNREF;
+}
+
+export function typeKey(params: readonly ValType[], results: readonly ValType[]): string {
+  return `${params.join(",")}>${results.join(",")}`;
+}
+
+/** Bytes of the new function outside its body entry: type (if new), function-section entry, size prefix, name. */
+export function functionOverhead(ctx: EvalContext, c: Candidate, funcIndex: number): number {
+  let typeIndex = findFuncType(ctx.m, c.params, c.results);
+  let typeBytes = 0;
+  if (typeIndex < 0) {
+    typeIndex = ctx.m.types.length + ctx.plannedTypes.size;
+    if (!ctx.plannedTypes.has(typeKey(c.params, c.results))) typeBytes = funcTypeCost(c.params, c.results);
+  }
+  return typeBytes + u32Size(typeIndex) + u32Size(c.bodyBytes) + c.bodyBytes + ctx.nameCost(funcIndex);
+}
+
+/** Benefit of `c` restricted to occurrences `keep` (indices into c.occs), if the new function gets `funcIndex`. */
+export function benefitOf(ctx: EvalContext, c: Candidate, keep: readonly number[], funcIndex: number): number {
+  if (keep.length < 2) return -1;
+  let g = 0;
+  const call = u32Size(funcIndex);
+  for (const k of keep) g += c.gain[k]! - call;
+  return g - functionOverhead(ctx, c, funcIndex);
+}
+
+/** Scratch shared by evaluations. */
+export class Evaluator {
+  private typer: StackTyper;
+  private depthAt = new Int32Array(MAX_LEN);
+  private stamp: Int32Array;
+  private canon: Int32Array;
+  private epoch = 0;
+  /** Benefit a candidate must beat to be worth keeping (raised as the pool fills). */
+  floor = 0;
+
+  constructor(private readonly ctx: EvalContext) {
+    this.typer = new StackTyper(ctx.env);
+    let maxLocals = 1;
+    for (const info of ctx.corpus.infos) maxLocals = Math.max(maxLocals, info.localTypes.length);
+    this.stamp = new Int32Array(maxLocals);
+    this.canon = new Int32Array(maxLocals);
+  }
+
+  /**
+   * Candidates for a repeat: occurrences at `positions` share their first
+   * `maxLen` symbols; lengths below `minLen` belong to a larger repeat.
+   */
+  evaluate(positions: Int32Array | number[], maxLen: number, minLen: number, out: Candidate[]): void {
+    const { corpus } = this.ctx;
+    const p0 = positions[0]!;
+    const info = corpus.infos[corpus.funcAt[p0]!]!;
+    const i0 = p0 - info.start;
+    const body = info.body;
+    const lt = (x: number) => info.localTypes[x]!;
+    const typer = this.typer;
+    typer.reset(info.results, true);
+    maxLen = Math.min(maxLen, MAX_LEN);
+    const legal: { len: number; kind: number; distinct: number }[] = [];
+    const ep = ++this.epoch;
+    let distinct = 0;
+    for (let t = 0; t < maxLen; t++) {
+      const i = i0 + t;
+      this.depthAt[t] = typer.depth;
+      const op = body.ops[i]!;
+      typer.step(body, i, lt);
+      if (!typer.ok) break;
+      const lw = LOCAL_WORDS[op];
+      if (lw) {
+        const x = body.imm[body.immStart[i]! + lw[0]!]!;
+        if (this.stamp[x] !== ep) {
+          this.stamp[x] = ep;
+          distinct++;
+        }
+      }
+      if (typer.depth !== 0) continue;
+      const len = t + 1;
+      if (typer.unreachable) {
+        if (len >= minLen) legal.push({ len, kind: typer.returns ? RET : TRAP, distinct });
+        break;
+      }
+      if (!typer.returns && len >= minLen) legal.push({ len, kind: NORMAL, distinct });
+    }
+    let lastDistinct = Infinity;
+    let tried = 0;
+    for (let k = legal.length - 1; k >= 0 && tried < MAX_LENGTHS; k--) {
+      const l = legal[k]!;
+      if (l.distinct >= lastDistinct) continue;
+      lastDistinct = l.distinct;
+      tried++;
+      this.evaluateLength(positions, l.len, l.kind, out);
+    }
+  }
+
+  private evaluateLength(positions: Int32Array | number[], len: number, kind: number, out: Candidate[]): void {
+    const { corpus, ctx } = { corpus: this.ctx.corpus, ctx: this.ctx };
+    const { psize } = corpus;
+    // quick bound: even with free call sites and a free function this must pay
+    const firstBytes = psize[positions[0]! + len]! - psize[positions[0]!]!;
+    if ((positions.length - 1) * firstBytes - positions.length * (1 + u32Size(ctx.nextFunc)) <= 4) return;
+
+    // signature from the first occurrence
+    const p0 = positions[0]!;
+    const info0 = corpus.infos[corpus.funcAt[p0]!]!;
+    const i0 = p0 - info0.start;
+    const typer = this.typer;
+    typer.reset(info0.results, true);
+    const lt0 = (x: number) => info0.localTypes[x]!;
+    // the callee may end in its own `end` instead of a final return when nothing extra is left under the results
+    let stripReturn = false;
+    for (let t = 0; t < len; t++) {
+      this.depthAt[t] = typer.depth;
+      if (t === len - 1 && kind === RET && info0.body.ops[i0 + t] === RETURN) {
+        stripReturn = !typer.unreachable && typer.height <= info0.results.length;
+      }
+      typer.step(info0.body, i0 + t, lt0);
+    }
+    if (!typer.ok) return;
+    const stackParams = typer.inputsRev.slice().reverse();
+    const stackResults = kind === NORMAL ? Array.from(typer.vals.subarray(0, typer.sp)) : [];
+    if (!stackParams.every(allowedType) || !stackResults.every(allowedType)) return;
+
+    // every copy but one becoming a bare call must beat the floor
+    {
+      const call = 1 + u32Size(ctx.nextFunc);
+      let ub = -firstBytes;
+      for (let k = 0; k < positions.length; k++) ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
+      if (ub <= Math.max(0, this.floor)) return;
+    }
+    // group occurrences by canonical local pattern
+    const nOcc = positions.length;
+    let localOps = 0;
+    for (let t = 0; t < len; t++) if (LOCAL_WORDS[info0.body.ops[i0 + t]!]) localOps++;
+    const stride = Math.max(1, localOps);
+    const xsAll = new Int32Array(nOcc * stride);
+    const pat = new Int32Array(nOcc * stride);
+    const ncOf = new Int32Array(nOcc);
+    // hash of the canonical pattern -> groups (lists of occurrence indices) with that hash
+    const groups = new Map<number, number[][]>();
+    const samePattern = (a: number, b: number): boolean => {
+      for (let t = 0; t < localOps; t++) if (pat[a * stride + t] !== pat[b * stride + t]) return false;
+      if (kind !== RET) return true;
+      const ra = corpus.infos[corpus.funcAt[positions[a]!]!]!.results;
+      const rb = corpus.infos[corpus.funcAt[positions[b]!]!]!.results;
+      return ra.length === rb.length && ra.every((t, q) => t === rb[q]);
+    };
+    for (let k = 0; k < nOcc; k++) {
+      const p = positions[k]!;
+      const info = corpus.infos[corpus.funcAt[p]!]!;
+      const b = info.body;
+      const i = p - info.start;
+      let h = kind === RET ? info.results.length * 977 + (info.results[0] ?? 0) : 0;
+      if (localOps > 0) {
+        const ep = ++this.epoch;
+        let nc = 0;
+        let q = 0;
+        const localX = corpus.localX;
+        for (let t = p; t < p + len; t++) {
+          const x = localX[t]!;
+          if (x < 0) continue;
+          if (this.stamp[x] !== ep) {
+            this.stamp[x] = ep;
+            this.canon[x] = nc;
+            xsAll[k * stride + nc++] = x;
+          }
+          const c = this.canon[x]!;
+          pat[k * stride + q++] = c;
+          h = Math.imul(h ^ c, 0x01000193) + 1;
+        }
+        ncOf[k] = nc;
+      }
+      let bucket = groups.get(h);
+      if (!bucket) groups.set(h, (bucket = []));
+      const g = bucket.find((gr) => samePattern(gr[0]!, k));
+      if (g) g.push(k);
+      else bucket.push([k]);
+    }
+    // upper bound per occurrence: its bytes minus the cheapest call
+    const call = 1 + u32Size(ctx.nextFunc);
+    const floor = Math.max(0, this.floor);
+
+    for (const bucket of groups.values()) for (const g of bucket) {
+      if (g.length < 2) continue;
+      let ub = -(psize[positions[g[0]!]! + len]! - psize[positions[g[0]!]!]!);
+      for (const k of g) ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
+      if (ub <= floor) continue;
+      g.sort((a, b) => positions[a]! - positions[b]!);
+      const occ: number[] = [];
+      let end = -1;
+      for (const k of g) {
+        if (positions[k]! >= end) {
+          occ.push(k);
+          end = positions[k]! + len;
+        }
+      }
+      if (occ.length < 2) continue;
+      const c = this.plan(positions, occ, xsAll, stride, ncOf[occ[0]!]!, len, kind, stackParams, stackResults, stripReturn);
+      if (c) out.push(c);
+    }
+  }
+
+  /** Roles of the locals, types and exact bytes for one group of occurrences (`occ`: indices into positions). */
+  private plan(positions: Int32Array | number[], occ: number[], xsAll: Int32Array, stride: number, nc: number, len: number, kind: number,
+    stackParams: ValType[], stackResults: ValType[], stripReturn: boolean): Candidate | null {
+    const ctx = this.ctx;
+    const corpus = ctx.corpus;
+    const nOcc = occ.length;
+    const occs = Int32Array.from(occ, (k) => positions[k]!);
+    const xs = new Int32Array(nOcc * nc);
+    occ.forEach((k, j) => xs.set(xsAll.subarray(k * stride, k * stride + nc), j * nc));
+    const repP = occs[0]!;
+    const info = corpus.infos[corpus.funcAt[repP]!]!;
+    const b = info.body;
+    const i0 = repP - info.start;
+    const canonTypes = Array.from(xs.subarray(0, nc), (x) => info.localTypes[x]!);
+    if (!canonTypes.every(allowedType)) return null;
+    const read = new Uint8Array(nc);
+    const written = new Uint8Array(nc);
+    const definedFirst = new Uint8Array(nc);
+    const seen = new Uint8Array(nc);
+    let ci = 0;
+    const canonAt: number[] = []; // canonical id per local op, in order
+    {
+      const ep = ++this.epoch;
+      for (let t = 0; t < len; t++) {
+        const op = b.ops[i0 + t]!;
+        const lw = LOCAL_WORDS[op];
+        if (!lw) continue;
+        const x = b.imm[b.immStart[i0 + t]! + lw[0]!]!;
+        if (this.stamp[x] !== ep) {
+          this.stamp[x] = ep;
+          this.canon[x] = ci++;
+        }
+        const c = this.canon[x]!;
+        canonAt.push(c);
+        const isWrite = op === LOCAL_SET || op === LOCAL_TEE;
+        if (!seen[c]) {
+          seen[c] = 1;
+          if (isWrite && this.depthAt[t] === 0) definedFirst[c] = 1;
+        }
+        if (op === LOCAL_GET) read[c] = 1;
+        if (isWrite) written[c] = 1;
+      }
+    }
+    // bound before liveness: every site pays at least the call and the reads of certain parameters
+    {
+      const call = 1 + u32Size(ctx.nextFunc);
+      const repBytes = corpus.psize[repP + len]! - corpus.psize[repP]!;
+      let ub = -Math.max(0, repBytes - 2 * canonAt.length);
+      for (let j = 0; j < nOcc; j++) {
+        const p = occs[j]!;
+        ub += corpus.psize[p + len]! - corpus.psize[p]! - call;
+        for (let c = 0; c < nc; c++) if (read[c] && !definedFirst[c]) ub -= 1 + u32Size(xs[j * nc + c]!);
+      }
+      if (ub <= Math.max(0, this.floor)) return null;
+    }
+    // results: written locals live after the sequence in some occurrence
+    const resultLocals: number[] = [];
+    let liveAt: Uint8Array | null = null;
+    if (kind === NORMAL) {
+      for (let c = 0; c < nc; c++) {
+        if (!written[c]) continue;
+        let any = false;
+        for (let j = 0; j < nOcc; j++) {
+          const p = occs[j]!;
+          const oi = corpus.infos[corpus.funcAt[p]!]!;
+          const lv = liveness(oi);
+          if (!lv || lv.liveAfter(p - oi.start + len - 1, xs[j * nc + c]!)) {
+            liveAt ??= new Uint8Array(nOcc * nc);
+            liveAt[j * nc + c] = 1;
+            any = true;
+          }
+        }
+        if (any) resultLocals.push(c);
+      }
+    }
+    const nr = resultLocals.length;
+    const live = new Uint8Array(nOcc * nr);
+    for (let j = 0; j < nOcc; j++) for (let r = 0; r < nr; r++) live[j * nr + r] = liveAt![j * nc + resultLocals[r]!]!;
+    const isResult = new Uint8Array(nc);
+    for (const c of resultLocals) isResult[c] = 1;
+    const paramLocals: number[] = [];
+    for (let c = 0; c < nc; c++) if (!definedFirst[c] && (read[c] || isResult[c])) paramLocals.push(c);
+    const params = [...stackParams, ...paramLocals.map((c) => canonTypes[c]!)];
+    const results = kind === NORMAL ? [...stackResults, ...resultLocals.map((c) => canonTypes[c]!)] : kind === RET ? [...info.results] : [];
+    if (kind === NORMAL && results.length > (ctx.multiValue ? MAX_RESULTS : 1)) return null;
+    if (!results.every(allowedType)) return null;
+
+    // callee local numbering: stack params, local params, then the others grouped by type
+    const S = stackParams.length;
+    const newIndex = new Int32Array(nc).fill(-1);
+    paramLocals.forEach((c, k) => (newIndex[c] = S + k));
+    const others: number[] = [];
+    for (let c = 0; c < nc; c++) if (newIndex[c] < 0) others.push(c);
+    others.sort((a, b2) => canonTypes[a]! - canonTypes[b2]! || a - b2);
+    others.forEach((c, k) => (newIndex[c] = S + paramLocals.length + k));
+    const locals: { count: number; type: ValType }[] = [];
+    let declBytes = 0;
+    for (let k = 0; k < others.length; ) {
+      let j = k;
+      while (j < others.length && canonTypes[others[j]!] === canonTypes[others[k]!]) j++;
+      locals.push({ count: j - k, type: canonTypes[others[k]!]! });
+      declBytes += u32Size(j - k) + 1;
+      k = j;
+    }
+    declBytes += u32Size(locals.length);
+    // callee instructions: stack params pushed, the sequence renamed, result locals pushed, end
+    let code = 0;
+    for (let k = 0; k < S; k++) code += 1 + u32Size(k);
+    let li = 0;
+    for (let t = 0; t < len; t++) {
+      const i = i0 + t;
+      code += instrSize(b, i);
+      const lw = LOCAL_WORDS[b.ops[i]!];
+      if (lw) {
+        const x = b.imm[b.immStart[i]! + lw[0]!]!;
+        code += u32Size(newIndex[canonAt[li++]!]!) - u32Size(x);
+      }
+    }
+    if (stripReturn) code -= 1;
+    for (const c of resultLocals) code += 1 + u32Size(newIndex[c]!);
+    code += 1;
+
+    const gain = new Int32Array(nOcc);
+    for (let j = 0; j < nOcc; j++) {
+      let site = 1; // call opcode (the index is added per function index)
+      for (const c of paramLocals) site += 1 + u32Size(xs[j * nc + c]!);
+      for (let r = 0; r < nr; r++) site += live[j * nr + r] ? 1 + u32Size(xs[j * nc + resultLocals[r]!]!) : 1;
+      if (kind === RET && !ctx.tailCalls) site += 1;
+      if (kind === TRAP) site += 1;
+      const p = occs[j]!;
+      gain[j] = corpus.psize[p + len]! - corpus.psize[p]! - site;
+    }
+    const c: Candidate = {
+      len,
+      kind,
+      occs,
+      nc,
+      xs,
+      live,
+      gain,
+      canonTypes,
+      paramLocals,
+      resultLocals,
+      params,
+      results,
+      stackParams: S,
+      stripReturn,
+      newIndex,
+      locals,
+      bodyBytes: declBytes + code,
+      benefit: 0,
+    };
+    c.benefit = benefitOf(ctx, c, occ.map((_, k) => k), ctx.nextFunc);
+    return c.benefit > 0 ? c : null;
+  }
+}
+
+/**
+ * Calls `visit(lb, rb, lcp, parentLcp)` for every LCP interval with at least
+ * two suffixes and a common prefix of at least one symbol.
+ */
+export function lcpIntervals(lcp: Int32Array, visit: (lb: number, rb: number, len: number, parentLen: number) => void): void {
+  const n = lcp.length;
+  const stLcp: number[] = [0];
+  const stLb: number[] = [0];
+  for (let i = 1; i <= n; i++) {
+    const cur = i < n ? lcp[i]! : 0;
+    let lb = i - 1;
+    while (cur < stLcp[stLcp.length - 1]!) {
+      const l = stLcp.pop()!;
+      lb = stLb.pop()!;
+      const parent = Math.max(cur, stLcp[stLcp.length - 1]!);
+      visit(lb, i - 1, l, parent);
+    }
+    if (cur > stLcp[stLcp.length - 1]!) {
+      stLcp.push(cur);
+      stLb.push(lb);
+    }
+  }
+}
+
+/** Keeps the `cap` best candidates (a bounded pool: low-benefit ones would be taken last anyway, and later rounds find them again). */
+export function prune(out: Candidate[], cap: number): void {
+  if (out.length <= cap) return;
+  out.sort((a, b) => b.benefit - a.benefit);
+  out.length = cap;
+}

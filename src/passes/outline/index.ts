@@ -1,0 +1,200 @@
+// outline: procedural abstraction of repeated instruction sequences across
+// the whole module (DIGEST §3.4 b-d, with register renaming as local
+// renaming by first use). One symbol string over all bodies, its suffix
+// array and LCP intervals give the repeats; each repeat is cut to legal
+// sequences and split by local pattern; the exact byte benefit decides;
+// candidates are taken greedily by benefit, overlaps resolved; rounds repeat
+// until nothing pays. Under a compressed size target the raw-paying choice
+// of each round is judged on the whole module and bisected when refused.
+
+import { u32Size } from "../../binary/bytes.js";
+import { writeModule } from "../../binary/writer.js";
+import type { Module } from "../../ir/module.js";
+import { stackEnv } from "../../analysis/stack-types.js";
+import type { SizeJudge } from "../../size-target.js";
+import { mayIntroduce } from "../features.js";
+import type { Pass, PassContext, PassOptions, PassResult } from "../pass.js";
+import { Evaluator, lcpIntervals, prune, type Candidate, type EvalContext } from "./candidates.js";
+import { buildCorpus, plainAt, type Corpus } from "./corpus.js";
+import { applyChosen } from "./rewrite.js";
+import { selectCandidates, type Chosen } from "./select.js";
+import { lcpArray, suffixArray } from "./suffix-array.js";
+
+export interface OutlineStats {
+  functions: number;
+  sites: number;
+  rounds: number;
+  judgements: number;
+}
+
+const MAX_ROUNDS = 8;
+/** Candidates kept per round. */
+const POOL = 4_000;
+/** Corpus size (symbols) above which only BIG_ROUNDS rounds run: each costs seconds there (esbuild: about 6 s). */
+const BIG = 1_000_000;
+const BIG_ROUNDS = 2;
+
+/** Under a compressed target, gains smaller than this are taken as noise the compressor would eat. */
+const MIN_COMPRESSED_BENEFIT = 12;
+
+/**
+ * Outlines in place. `accept(ordinal, round)`, if given, decides per chosen
+ * candidate (numbered in the order they are taken, across rounds) whether to
+ * apply it: for bisecting a miscompile down to one outlined function.
+ */
+export function outline(m: Module, options: PassOptions | undefined, progress: (f: number) => void = () => {}, accept?: (ordinal: number, round: number) => boolean): OutlineStats {
+  const stats: OutlineStats = { functions: 0, sites: 0, rounds: 0, judgements: 0 };
+  const multiValue = mayIntroduce(m, options, "multi-value");
+  const tailCalls = mayIntroduce(m, options, "tail-call");
+  const judge = options?.judge?.compressed ? options.judge : null;
+  // whole-module judgements left: each compresses the whole file (brotli q11 on
+  // 1 MB takes about half a second), so the budget shrinks as files grow
+  const budget = { left: -1 };
+  let ordinal = 0;
+  let big = false;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (big && round >= BIG_ROUNDS) break;
+    const env = stackEnv(m);
+    const corpus = buildCorpus(m, env, options?.hot);
+    const n = corpus.s.length;
+    if (round === 0) big = n > BIG;
+    const ctx: EvalContext = {
+      m,
+      corpus,
+      env,
+      multiValue,
+      tailCalls,
+      nameCost: m.names ? (i) => u32Size(i) + 1 + `outlined$${stats.functions + 999}`.length : () => 0,
+      plannedTypes: new Set(),
+      nextFunc: m.numImportedFuncs + m.functions.length,
+    };
+    const cands = findCandidates(ctx);
+    let chosen = selectCandidates(ctx, cands, n, judge ? MIN_COMPRESSED_BENEFIT : 1);
+    if (accept) chosen = chosen.filter(() => accept(ordinal++, round));
+    if (chosen.length === 0) break;
+    if (judge) {
+      const r = judgeChoice(m, corpus, chosen, judge, tailCalls, budget);
+      stats.judgements += r.used;
+      chosen = r.accepted;
+      if (chosen.length === 0) break;
+    }
+    stats.sites += applyChosen(m, corpus, chosen, { tailCalls, trial: false, firstName: stats.functions });
+    stats.functions += chosen.length;
+    stats.rounds++;
+    progress((round + 1) / MAX_ROUNDS);
+    if (judge && budget.left <= 0) break;
+  }
+  return stats;
+}
+
+/**
+ * Repeats, best first: every LCP interval gets an optimistic bound (all
+ * copies but one become 2-byte calls); intervals are evaluated in order of
+ * that bound, and evaluation stops once the bound cannot beat the weakest
+ * candidate of a full pool.
+ */
+export function findCandidates(ctx: EvalContext): Candidate[] {
+  const { s, alphabet, psize } = ctx.corpus;
+  const sa = suffixArray(s, alphabet);
+  const lcp = lcpArray(s, sa);
+  let n = 0;
+  let lbs = new Int32Array(1024);
+  let rbs = new Int32Array(1024);
+  let lens = new Int32Array(1024);
+  let mins = new Int32Array(1024);
+  let keys = new Float64Array(1024);
+  lcpIntervals(lcp, (lb, rb, len, parentLen) => {
+    const count = rb - lb + 1;
+    const p = sa[lb]!;
+    const ub = (count - 1) * (psize[p + len]! - psize[p]!) - 2 * count;
+    if (ub <= 4) return;
+    // not left-maximal: every copy is preceded by the same plain instruction, so
+    // the repeat one longer to the left has the same copies and is at least as good
+    if (p > 0 && plainAt(ctx.corpus, p - 1)) {
+      const left = s[p - 1];
+      let same = true;
+      for (let k = lb + 1; k <= rb && same; k++) same = sa[k]! > 0 && s[sa[k]! - 1] === left;
+      if (same) return;
+    }
+    if (n === lbs.length) {
+      const grow = <T extends Int32Array | Float64Array>(a: T): T => {
+        const b = new (a.constructor as { new (n: number): T })(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      lbs = grow(lbs);
+      rbs = grow(rbs);
+      lens = grow(lens);
+      mins = grow(mins);
+      keys = grow(keys);
+    }
+    lbs[n] = lb;
+    rbs[n] = rb;
+    lens[n] = len;
+    mins[n] = parentLen + 1;
+    keys[n] = Math.min(ub, 2 ** 28) * 2 ** 24 + n;
+    n++;
+  });
+  const order = keys.subarray(0, n).sort();
+  const ev = new Evaluator(ctx);
+  const out: Candidate[] = [];
+  for (let j = n - 1; j >= 0; j--) {
+    const key = order[j]!;
+    const k = key % 2 ** 24;
+    if (Math.floor(key / 2 ** 24) <= ev.floor) break;
+    ev.evaluate(sa.subarray(lbs[k]!, rbs[k]! + 1), lens[k]!, mins[k]!, out);
+    if (out.length >= 2 * POOL) {
+      prune(out, POOL);
+      ev.floor = out[out.length - 1]!.benefit;
+    }
+  }
+  prune(out, POOL);
+  return out;
+}
+
+/** Trial copy of the module sharing everything a rewrite does not replace. */
+function trialCopy(m: Module): Module {
+  return { ...m, functions: m.functions.slice(), types: m.types.slice(), recGroups: m.recGroups.slice(), names: null };
+}
+
+/**
+ * Takes the largest prefix-closed set of batches the judge accepts: the whole
+ * choice first, halves of a refused batch next, within `budget` judgements.
+ */
+function judgeChoice(m: Module, corpus: Corpus, chosen: Chosen[], judge: SizeJudge, tailCalls: boolean, budget: { left: number }): { accepted: Chosen[]; used: number } {
+  const write = (list: Chosen[]): Uint8Array => {
+    const t = trialCopy(m);
+    applyChosen(t, corpus, list, { tailCalls, trial: true, firstName: 0 });
+    return writeModule(t);
+  };
+  let accepted: Chosen[] = [];
+  let before = write(accepted);
+  if (budget.left < 0) budget.left = before.length > 4 << 20 ? 3 : before.length > 256 << 10 ? 8 : 24;
+  let used = 0;
+  const queue: Chosen[][] = [chosen];
+  while (queue.length > 0 && used < budget.left) {
+    const batch = queue.shift()!;
+    const trial = [...accepted, ...batch];
+    const after = write(trial);
+    used++;
+    if (judge.better(before, after)) {
+      accepted = trial;
+      before = after;
+    } else if (batch.length > 1) {
+      const h = batch.length >> 1;
+      queue.unshift(batch.slice(0, h), batch.slice(h));
+    }
+  }
+  budget.left -= used;
+  return { accepted, used };
+}
+
+export const outlinePass: Pass = {
+  name: "outline",
+  description: "outline repeated instruction sequences (locals renamed per occurrence) into new functions called from each copy",
+  run(m: Module, ctx: PassContext): PassResult {
+    const s = outline(m, ctx.options, (f) => ctx.progress(f));
+    if (s.functions > 0) ctx.note(`${s.functions} functions outlined from ${s.sites} sites in ${s.rounds} rounds`);
+    return { changed: s.functions > 0, stats: { functionsOutlined: s.functions, callSites: s.sites, rounds: s.rounds, judgements: s.judgements } };
+  },
+};

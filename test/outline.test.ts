@@ -1,0 +1,311 @@
+// The outline pass on hand-written modules: what it outlines, what it must
+// refuse, and that the optimized module computes the same results (run in
+// V8); plus a real C fixture run under WASI before and after.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
+import { readModule } from "../src/binary/reader.js";
+import { writeModule } from "../src/binary/writer.js";
+import { idOf } from "../src/binary/opcodes/index.js";
+import { validateModule } from "../src/analysis/validate.js";
+import { optimize } from "../src/index.js";
+import { outline } from "../src/passes/outline/index.js";
+import { lcpArray, suffixArray, suffixArrayDoubling } from "../src/passes/outline/suffix-array.js";
+import { analyzeStack, localTypesOf, sequenceSignature, stackEnv } from "../src/analysis/stack-types.js";
+import { computeLiveness } from "../src/analysis/liveness.js";
+import type { Func, Module } from "../src/ir/module.js";
+import type { HotCode } from "../src/passes/pass.js";
+import { F64, I32, I64 } from "../src/ir/types.js";
+import { checkFixture, describeFailures, listFixtures } from "./oracle/c-programs.js";
+
+async function run(wat: string, extra: Record<string, unknown> = {}) {
+  const input = await parse(wat);
+  const { binary, report } = optimize(input, { passes: ["outline"], checked: true, ...extra });
+  const m = readModule(binary, { decodeBodies: true });
+  validateModule(m);
+  const before = readModule(input).functions.length;
+  return { input, binary, m, report, added: m.functions.slice(before), outlined: report.passes[0]!.stats?.functionsOutlined ?? 0 };
+}
+
+async function exportsOf(bytes: Uint8Array): Promise<Record<string, (...a: unknown[]) => unknown>> {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), {});
+  return instance.exports as Record<string, (...a: unknown[]) => unknown>;
+}
+
+/** Same results (or the same trap) for every export on every argument list. */
+async function sameBehaviour(a: Uint8Array, b: Uint8Array, calls: [string, unknown[]][]) {
+  const ea = await exportsOf(a);
+  const eb = await exportsOf(b);
+  for (const [name, args] of calls) {
+    const ra = (() => { try { return ea[name]!(...args); } catch (e) { return `trap: ${(e as Error).message}`; } })();
+    const rb = (() => { try { return eb[name]!(...args); } catch (e) { return `trap: ${(e as Error).message}`; } })();
+    assert.deepEqual(rb, ra, `${name}(${args.join(",")})`);
+  }
+}
+
+const hasOp = (f: Func, name: string) => Array.from(f.body!.ops.subarray(0, f.body!.count)).includes(idOf(name));
+const resultsOf = (m: Module, f: Func) => (m.types[f.typeIndex]!.composite as { results: number[] }).results;
+const paramsOf = (m: Module, f: Func) => (m.types[f.typeIndex]!.composite as { params: number[] }).params;
+
+/** A computation on locals x, y into t; long enough that outlining it pays. */
+const SEQ = (x: number, y: number, t: number) => `
+    local.get ${x} local.get ${y} i32.mul i32.const 12345 i32.add local.set ${t}
+    local.get ${t} local.get ${t} i32.const 7 i32.shl i32.xor local.set ${t}
+    local.get ${t} i32.const 99 i32.rotl local.get ${x} i32.sub local.set ${t}
+    local.get ${t} i32.const 17 i32.shr_u local.get ${y} i32.xor local.set ${t}`;
+
+const ARGS: unknown[][] = [[0, 0], [1, 2], [12345, -7], [-1, 99999]];
+
+test("outline shares one sequence computed on different locals in three functions", async () => {
+  const wat = `(module
+    (func (export "a") (param i32 i32) (result i32) (local i32) ${SEQ(0, 1, 2)} local.get 2)
+    (func (export "b") (param i32 i32) (result i32) (local i32 i32 i32)
+      local.get 0 local.set 3 ${SEQ(3, 1, 4)} local.get 4 i32.const 1 i32.add)
+    (func (export "c") (param i32 i32) (result i32) (local i32)
+      ${SEQ(1, 0, 2)} local.get 2 local.get 0 i32.xor))`;
+  const { input, binary, m, added, outlined } = await run(wat);
+  assert.ok(outlined >= 1, "something was outlined");
+  assert.ok(binary.length < input.length, `${binary.length} < ${input.length}`);
+  // the sequence's inputs become params, its live output a result
+  assert.ok(added.some((f) => paramsOf(m, f).length === 2 && resultsOf(m, f).length === 1));
+  await sameBehaviour(input, binary, ["a", "b", "c"].flatMap((n) => ARGS.map((a) => [n, a] as [string, unknown[]])));
+});
+
+test("outline refuses sequences with a branch that leaves them", async () => {
+  const fn = (name: string, k: number) => `(func (export "${name}") (param i32 i32) (result i32) (local i32)
+    block
+      block
+        ${SEQ(0, 1, 2)}
+        local.get 2 i32.const 3 i32.and br_if 1
+        ${SEQ(2, 1, 0)}
+      end
+      i32.const ${k} local.set 2
+    end
+    local.get 2 local.get 0 i32.add)`;
+  const wat = `(module ${fn("a", 111)} ${fn("b", 222)} ${fn("c", 333)})`;
+  const { input, binary, added } = await run(wat);
+  assert.ok(added.length >= 1, "the parts around the branch are still outlined");
+  for (const f of added) for (const op of ["br", "br_if", "br_table"]) assert.ok(!hasOp(f, op), `no ${op} in an outlined function`);
+  await sameBehaviour(input, binary, ["a", "b", "c"].flatMap((n) => ARGS.map((a) => [n, a] as [string, unknown[]])));
+});
+
+test("outline refuses a return in the middle of a sequence", async () => {
+  const fn = (name: string, k: number) => `(func (export "${name}") (param i32 i32) (result i32) (local i32)
+    ${SEQ(0, 1, 2)}
+    local.get 2 i32.const 5 i32.gt_u if local.get 2 return end
+    ${SEQ(2, 0, 1)}
+    local.get 1 i32.const ${k} i32.add)`;
+  const wat = `(module ${fn("a", 1)} ${fn("b", 2)} ${fn("c", 3)})`;
+  const { input, binary, added } = await run(wat, { features: { "tail-call": false } });
+  assert.ok(added.length >= 1);
+  for (const f of added) assert.ok(!hasOp(f, "return"), "no return inside an outlined function");
+  await sameBehaviour(input, binary, ["a", "b", "c"].flatMap((n) => ARGS.map((a) => [n, a] as [string, unknown[]])));
+});
+
+test("outline leaves unreachable code alone", async () => {
+  const fn = (name: string) => `(func (export "${name}") (param i32 i32) (result i32) (local i32)
+    local.get 0 return ${SEQ(0, 1, 2)} local.get 2)`;
+  const wat = `(module ${fn("a")} ${fn("b")} ${fn("c")} ${fn("d")})`;
+  const { input, binary, outlined } = await run(wat);
+  assert.equal(outlined, 0);
+  await sameBehaviour(input, binary, ARGS.map((a) => ["a", a] as [string, unknown[]]));
+});
+
+test("outline keeps occurrences on locals of different types apart", async () => {
+  // select is untyped: the same instructions are valid on f64 and on i64 locals
+  const S = (a: number, b: number, c: number) => `local.get ${a} local.get ${b} local.get 2 select local.set ${c}`;
+  const body = `${S(0, 1, 3)} ${S(3, 0, 4)} ${S(4, 3, 1)} ${S(1, 4, 0)} ${S(0, 3, 4)} local.get 4`;
+  const fn = (name: string, t: string) => `(func (export "${name}") (param ${t} ${t} i32) (result ${t}) (local ${t} ${t}) ${body})`;
+  const wat = `(module ${fn("f1", "f64")} ${fn("i1", "i64")} ${fn("f2", "f64")} ${fn("i2", "i64")})`;
+  const { input, binary, m, added } = await run(wat);
+  const types = new Set(added.flatMap((f) => paramsOf(m, f)));
+  assert.ok(types.has(F64) && types.has(I64), "f64 and i64 occurrences get functions of their own");
+  for (const f of added) {
+    const ps = paramsOf(m, f).filter((t) => t !== I32);
+    assert.ok(ps.every((t) => t === ps[0]), "no outlined function mixes the two");
+  }
+  const calls: [string, unknown[]][] = [];
+  for (const c of [0, 1]) {
+    calls.push(["f1", [1.5, -2.25, c]], ["f2", [3, 4, c]], ["i1", [5n, -6n, c]], ["i2", [7n, 8n, c]]);
+  }
+  await sameBehaviour(input, binary, calls);
+});
+
+test("outline passes in a local that the sequence writes only on some paths", async () => {
+  // local 2 is written inside the if only: the outlined code must start from the caller's value
+  const fn = (name: string, k: number) => `(func (export "${name}") (param i32 i32) (result i32) (local i32)
+    i32.const ${k} local.set 2
+    local.get 1 i32.const ${k} i32.xor local.set 1
+    local.get 0 i32.const 5 i32.gt_u
+    if local.get 0 i32.const 7 i32.mul local.set 2 end
+    ${SEQ(2, 1, 2)}
+    local.get 2)`;
+  const wat = `(module ${fn("a", 1000)} ${fn("b", 2000)} ${fn("c", 3000)})`;
+  const { input, binary, outlined } = await run(wat);
+  assert.ok(outlined >= 1);
+  await sameBehaviour(input, binary, ["a", "b", "c"].flatMap((n) => [[0, 1], [3, 9], [10, 2], [77, -5]].map((a) => [n, a] as [string, unknown[]])));
+});
+
+test("outline refuses what is too short to pay", async () => {
+  const fn = (name: string) => `(func (export "${name}") (param i32) (result i32) local.get 0 i32.const 1 i32.add)`;
+  const { input, binary, outlined } = await run(`(module ${fn("a")} ${fn("b")} ${fn("c")})`);
+  assert.equal(outlined, 0);
+  assert.deepEqual(binary, input);
+});
+
+test("outline keeps away from hot code", async () => {
+  const wat = `(module
+    (func (export "a") (param i32 i32) (result i32) (local i32) ${SEQ(0, 1, 2)} local.get 2)
+    (func (export "b") (param i32 i32) (result i32) (local i32) ${SEQ(1, 0, 2)} local.get 2)
+    (func (export "c") (param i32 i32) (result i32) (local i32) ${SEQ(0, 0, 2)} local.get 2)
+    (func (export "d") (param i32 i32) (result i32) (local i32) ${SEQ(1, 1, 2)} local.get 2))`;
+  const input = await parse(wat);
+  const hotIn = (hotFuncs: Set<number>): Module => {
+    const m = readModule(input, { decodeBodies: true });
+    const idx = (f: Func) => m.functions.indexOf(f);
+    const hot: HotCode = { isHotFunction: (f) => hotFuncs.has(idx(f)), isHotInstruction: (f, i) => hotFuncs.has(idx(f)) && i >= 2 };
+    outline(m, { hot });
+    validateModule(m);
+    return m;
+  };
+  const some = hotIn(new Set([1]));
+  assert.ok(some.functions.length > 4, "cold copies are outlined");
+  assert.equal(some.functions[1]!.dirty, false, "the hot function is untouched");
+  const all = hotIn(new Set([0, 1, 2, 3]));
+  assert.equal(all.functions.length, 4, "nothing outlined when all copies are hot");
+  await sameBehaviour(input, writeModule(some), ARGS.flatMap((a) => ["a", "b", "c", "d"].map((n) => [n, a] as [string, unknown[]])));
+});
+
+test("outline tails use return_call only where tail calls are allowed", async () => {
+  const fn = (name: string, k: number) => `(func (export "${name}") (param i32 i32) (result i32) (local i32)
+    local.get 0 i32.const 3 i32.gt_u
+    if ${SEQ(0, 1, 2)} local.get 2 return end
+    i32.const ${k})`;
+  const wat = `(module ${fn("a", 1)} ${fn("b", 2)} ${fn("c", 3)})`;
+  const calls = ["a", "b", "c"].flatMap((n) => [[0, 1], [4, 5], [100, -3]].map((a) => [n, a] as [string, unknown[]]));
+  const plain = await run(wat, { features: { "tail-call": false } });
+  assert.ok(plain.outlined >= 1);
+  assert.ok(!plain.m.functions.some((f) => hasOp(f, "return_call")), "no return_call without permission");
+  await sameBehaviour(plain.input, plain.binary, calls);
+  const tail = await run(wat, { features: { "tail-call": true } });
+  assert.ok(tail.m.functions.some((f) => hasOp(f, "return_call")), "the tail is reached by return_call");
+  assert.ok(tail.binary.length < plain.binary.length, "and that is smaller than call + return");
+  await sameBehaviour(tail.input, tail.binary, calls);
+});
+
+test("outline returns several live locals only where multi-value is allowed", async () => {
+  const two = (x: number, s: number, t: number) => `
+    local.get ${x} i32.const 1234 i32.mul i32.const 77 i32.xor local.set ${s}
+    local.get ${s} i32.const 9 i32.rotl local.get ${x} i32.add local.set ${t}
+    local.get ${t} i32.const 3 i32.shr_u local.get ${s} i32.xor local.set ${s}
+    local.get ${s} i32.const 5 i32.shl local.get ${t} i32.sub local.set ${t}`;
+  const fn = (name: string, k: number) => `(func (export "${name}") (param i32 i32) (result i32) (local i32 i32)
+    ${two(0, 2, 3)} local.get 2 local.get 3 i32.const ${k} i32.mul i32.sub)`;
+  const wat = `(module ${fn("a", 3)} ${fn("b", 5)} ${fn("c", 7)})`;
+  const calls = ["a", "b", "c"].flatMap((n) => ARGS.map((a) => [n, a] as [string, unknown[]]));
+  const mv = await run(wat);
+  assert.ok(mv.added.some((f) => resultsOf(mv.m, f).length === 2), "two live locals come back as two results");
+  await sameBehaviour(mv.input, mv.binary, calls);
+  const single = await run(wat, { features: { "multi-value": false } });
+  for (const f of single.m.functions) assert.ok(resultsOf(single.m, f).length <= 1, "no multi-value function");
+  await sameBehaviour(single.input, single.binary, calls);
+});
+
+test("outline shares a sequence that ends in a trap; the call is followed by unreachable", async () => {
+  const fn = (name: string, k: number) => `(func (export "${name}") (param i32 i32) (result i32) (local i32)
+    local.get 0 i32.const ${k} i32.gt_u
+    if (result i32) ${SEQ(0, 1, 2)} local.get 2 i32.const 4096 i32.rem_u i32.load unreachable
+    else local.get 1 i32.const ${k} i32.add end)`;
+  const wat = `(module (memory 1) ${fn("a", 10)} ${fn("b", 20)} ${fn("c", 30)})`;
+  const { input, binary, m, added } = await run(wat);
+  assert.ok(added.length >= 1 && added.every((f) => resultsOf(m, f).length === 0 && hasOp(f, "unreachable")));
+  await sameBehaviour(input, binary, ["a", "b", "c"].flatMap((n) => [[5, 1], [15, 2], [25, 3], [35, 4]].map((a) => [n, a] as [string, unknown[]])));
+});
+
+test("outline returns at most two values (V8 11.3 miscompiles three once code tiers up)", async () => {
+  const fn = (name: string, use: string) => `(func (export "${name}") (param i32 i32) (result i32) (local i32)
+    ${SEQ(0, 1, 2)} local.get 2 local.get 1 local.get 0 ${use})`;
+  const wat = `(module ${fn("a", "i32.add i32.add")} ${fn("b", "i32.sub i32.mul")} ${fn("c", "select")})`;
+  const { input, binary, m, added } = await run(wat);
+  assert.ok(added.length >= 1);
+  for (const f of m.functions) assert.ok(resultsOf(m, f).length <= 2);
+  await sameBehaviour(input, binary, ["a", "b", "c"].flatMap((n) => ARGS.map((a) => [n, a] as [string, unknown[]])));
+});
+
+test("stack-types: sequence signatures and refusals", async () => {
+  const wat = `(module (func (param i32 i64) (result i32) (local f32)
+    local.get 0 i32.const 1 i32.add           ;; 0-2
+    block local.get 1 i64.eqz br_if 0 end     ;; 3-7
+    i32.const 2 i32.mul                       ;; 8-9
+    block local.get 0 local.get 0 br_if 1 drop end  ;; 10-15
+    drop local.get 0                          ;; 16-17
+    return))`;
+  const m = readModule(await parse(wat), { decodeBodies: true });
+  const env = stackEnv(m);
+  const f = m.functions[0]!;
+  const lt = localTypesOf(env, f.typeIndex, f.locals);
+  const st = analyzeStack(env, f.typeIndex, lt, f.body!)!;
+  assert.deepEqual(Array.from(st.height.subarray(0, 3)), [0, 1, 2]);
+  assert.equal(st.depth[5], 1);
+  assert.deepEqual(sequenceSignature(env, f.body!, 0, 3, lt), { params: [], results: [I32] });
+  assert.deepEqual(sequenceSignature(env, f.body!, 8, 10, lt), { params: [I32], results: [I32] });
+  assert.deepEqual(sequenceSignature(env, f.body!, 3, 8, lt), { params: [], results: [] }, "a branch to its own block");
+  assert.equal(sequenceSignature(env, f.body!, 10, 16, lt), null, "a branch out of the sequence");
+  assert.equal(sequenceSignature(env, f.body!, 3, 6, lt), null, "a block that does not close inside");
+  assert.equal(sequenceSignature(env, f.body!, 16, 17, lt), null, "drop of an input of unknown type");
+  assert.equal(sequenceSignature(env, f.body!, 17, 19, lt), null, "return");
+});
+
+test("liveness: locals read later, overwritten first, and around loops", async () => {
+  const wat = `(module (func (param i32) (result i32) (local i32 i32)
+    i32.const 1 local.set 1                   ;; 0-1
+    i32.const 2 local.set 2                   ;; 2-3
+    loop                                      ;; 4
+      local.get 1 i32.const 1 i32.add local.set 1   ;; 5-8
+      local.get 0 br_if 0                     ;; 9-10
+    end                                       ;; 11
+    i32.const 0 local.set 2                   ;; 12-13
+    local.get 1))`;
+  const m = readModule(await parse(wat), { decodeBodies: true });
+  const lv = computeLiveness(m.functions[0]!.body!, 3)!;
+  assert.equal(lv.liveAfter(1, 1), true, "read in the loop");
+  assert.equal(lv.liveAfter(3, 2), false, "overwritten before any read");
+  assert.equal(lv.liveAfter(8, 1), true, "read on the next iteration and after the loop");
+  assert.equal(lv.liveAfter(10, 0), true, "the loop reads it again");
+  assert.equal(lv.liveAfter(12, 0), false, "no read after the loop");
+  assert.equal(lv.liveAfter(13, 2), false);
+});
+
+test("outline on real -Oz C fixtures: valid output, same behaviour under WASI", async () => {
+  for (const f of listFixtures().filter((x) => x.name === "interp-Oz" || x.name === "json-Oz-wasmopt")) {
+    let stats: Record<string, number> | undefined;
+    const r = await checkFixture(f, (bytes) => {
+      const out = optimize(bytes, { passes: ["outline"], checked: true });
+      stats = out.report.passes[0]!.stats;
+      validateModule(readModule(out.binary, { decodeBodies: true }));
+      return out.binary;
+    });
+    assert.equal(describeFailures(r), null);
+    assert.ok((stats?.functionsOutlined ?? 0) > 0 && r.bytesAfter < r.bytesBefore, `${f.name}: ${r.bytesBefore} -> ${r.bytesAfter}`);
+  }
+});
+
+test("suffix arrays: SA-IS agrees with prefix doubling, and LCP with direct comparison", () => {
+  let seed = 12345;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8);
+  for (let round = 0; round < 200; round++) {
+    const n = 1 + (rand() % 300);
+    const k = 1 + (rand() % (round % 3 === 0 ? 2 : 20));
+    const period = 1 + (rand() % 7);
+    const s = Int32Array.from({ length: n }, (_, i) => (round % 4 === 0 ? (i % period) % k : rand() % k));
+    const a = suffixArray(s, k);
+    assert.deepEqual(Array.from(a), Array.from(suffixArrayDoubling(s, k)), `n=${n} k=${k}`);
+    const lcp = lcpArray(s, a);
+    for (let j = 1; j < n; j++) {
+      let h = 0;
+      while (a[j]! + h < n && a[j - 1]! + h < n && s[a[j]! + h] === s[a[j - 1]! + h]) h++;
+      assert.equal(lcp[j], h);
+    }
+  }
+});
