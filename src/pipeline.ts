@@ -25,6 +25,7 @@ import { VERSION } from "./version.js";
 import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
 import type { Profile } from "./profile/profile.js";
 import { hotCodeFromProfile } from "./profile/hot-code.js";
+import { loopHotCode } from "./profile/loop-hot.js";
 
 export interface OptimizeOptions {
   /**
@@ -72,6 +73,11 @@ export interface OptimizeOptions {
    * them, multi-value results everywhere.
    */
   features?: FeatureChoices;
+  /**
+   * Without a profile, treat code inside loops as hot, so passes that add
+   * calls keep out of it. Default: true except under the raw target.
+   */
+  loopsHot?: boolean;
   /**
    * Called as work proceeds. `done` counts finished phases and may be
    * fractional inside a phase; `total` is the number of phases; `phase` says
@@ -206,6 +212,12 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
         : `profile: ${s.hotBlocks} of ${s.blocks} blocks hot (run ${s.cutoffCount}+ times, covering ${cover}) ` +
             `in ${s.hotFunctions} of ${s.functionsRun} functions that ran`,
     );
+  }
+  // No profile: under a compressed target, code in loops counts as hot (see
+  // profile/loop-hot.ts); `raw` and `loopsHot: false` rewrite loops too.
+  if (!hot && (options.loopsHot ?? target !== "raw")) {
+    hot = loopHotCode(m);
+    profileNotes.push("no profile: code inside loops is left alone (target raw or --outline-loops rewrites it too)");
   }
   const passOptions = {
     judge,

@@ -74,6 +74,10 @@ options:
                       with --profile: hot code is the most-run blocks that
                       cover this share (0..1) of executed instructions
                       (default ${DEFAULT_HOT_THRESHOLD})
+      --outline-loops without --profile, passes that add calls (outline,
+                      fold-blocks, merge-functions) leave code inside loops
+                      alone unless the target is raw; this rewrites it too
+                      (smaller, but hot loops may run much slower)
       --enable LIST   features passes may add although IN.wasm does not use
                       them: tail-call (outlined tails and thunks end in
                       return_call), multi-value (on by default)
@@ -130,6 +134,7 @@ export function run(argv: readonly string[], io: CliIO): number {
     "hot-threshold"?: string;
     enable?: string;
     disable?: string;
+    "outline-loops"?: boolean;
     quiet?: boolean;
     "no-validate"?: boolean;
     checked?: boolean;
@@ -152,6 +157,7 @@ export function run(argv: readonly string[], io: CliIO): number {
         profile: { type: "string" },
         "hot-threshold": { type: "string" },
         enable: { type: "string" },
+        "outline-loops": { type: "boolean" },
         disable: { type: "string" },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
@@ -282,6 +288,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       ...(profile ? { profile } : {}),
       ...(hotThreshold !== undefined ? { hotThreshold } : {}),
       features,
+      ...(values["outline-loops"] ? { loopsHot: false } : {}),
       onProgress: (done, total, phase) => bar.update(done, total, phase),
     }));
   } catch (e) {
