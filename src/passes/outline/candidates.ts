@@ -185,8 +185,9 @@ export class Evaluator {
   }
 
   private evaluateLength(positions: Int32Array | number[], len: number, kind: number, out: Candidate[]): void {
-    const { corpus, ctx } = { corpus: this.ctx.corpus, ctx: this.ctx };
-    const { psize } = corpus;
+    const ctx = this.ctx;
+    const corpus = ctx.corpus;
+    const psize = corpus.psize;
     // quick bound: even with free call sites and a free function this must pay
     const firstBytes = psize[positions[0]! + len]! - psize[positions[0]!]!;
     if ((positions.length - 1) * firstBytes - positions.length * (1 + u32Size(ctx.nextFunc)) <= 4) return;
@@ -227,8 +228,6 @@ export class Evaluator {
     const xsAll = new Int32Array(nOcc * stride);
     const pat = new Int32Array(nOcc * stride);
     const ncOf = new Int32Array(nOcc);
-    // hash of the canonical pattern -> groups (lists of occurrence indices) with that hash
-    const groups = new Map<number, number[][]>();
     const samePattern = (a: number, b: number): boolean => {
       for (let t = 0; t < localOps; t++) if (pat[a * stride + t] !== pat[b * stride + t]) return false;
       if (kind !== RET) return true;
@@ -236,17 +235,27 @@ export class Evaluator {
       const rb = corpus.infos[corpus.funcAt[positions[b]!]!]!.results;
       return ra.length === rb.length && ra.every((t, q) => t === rb[q]);
     };
+    // groups by pattern: open addressing on the pattern hash (most groups of long repeats are singletons)
+    let cap = 16;
+    while (cap < nOcc * 2) cap <<= 1;
+    const slots = new Int32Array(cap).fill(-1);
+    const groupRep = new Int32Array(nOcc);
+    const groupHash = new Int32Array(nOcc);
+    const groupSize = new Int32Array(nOcc);
+    const groupOf = new Int32Array(nOcc);
+    let nGroups = 0;
+    const localX = corpus.localX;
     for (let k = 0; k < nOcc; k++) {
       const p = positions[k]!;
-      const info = corpus.infos[corpus.funcAt[p]!]!;
-      const b = info.body;
-      const i = p - info.start;
-      let h = kind === RET ? info.results.length * 977 + (info.results[0] ?? 0) : 0;
+      let h = 0;
+      if (kind === RET) {
+        const r = corpus.infos[corpus.funcAt[p]!]!.results;
+        h = r.length * 977 + (r[0] ?? 0);
+      }
       if (localOps > 0) {
         const ep = ++this.epoch;
         let nc = 0;
         let q = 0;
-        const localX = corpus.localX;
         for (let t = p; t < p + len; t++) {
           const x = localX[t]!;
           if (x < 0) continue;
@@ -261,25 +270,46 @@ export class Evaluator {
         }
         ncOf[k] = nc;
       }
-      let bucket = groups.get(h);
-      if (!bucket) groups.set(h, (bucket = []));
-      const g = bucket.find((gr) => samePattern(gr[0]!, k));
-      if (g) g.push(k);
-      else bucket.push([k]);
+      let slot = (h ^ (h >>> 15)) & (cap - 1);
+      let gid = -1;
+      for (;;) {
+        const g = slots[slot]!;
+        if (g < 0) break;
+        if (groupHash[g] === h && samePattern(groupRep[g]!, k)) {
+          gid = g;
+          break;
+        }
+        slot = (slot + 1) & (cap - 1);
+      }
+      if (gid < 0) {
+        gid = nGroups++;
+        slots[slot] = gid;
+        groupRep[gid] = k;
+        groupHash[gid] = h;
+      }
+      groupOf[k] = gid;
+      groupSize[gid]!++;
     }
-    // upper bound per occurrence: its bytes minus the cheapest call
+    // members of each group, contiguous, in position order
+    const first = new Int32Array(nGroups + 1);
+    for (let g = 0; g < nGroups; g++) first[g + 1] = first[g]! + groupSize[g]!;
+    const fill = first.slice(0, nGroups);
+    const members = new Int32Array(nOcc);
+    for (let k = 0; k < nOcc; k++) members[fill[groupOf[k]!]!++] = k;
     const call = 1 + u32Size(ctx.nextFunc);
     const floor = Math.max(0, this.floor);
 
-    for (const bucket of groups.values()) for (const g of bucket) {
-      if (g.length < 2) continue;
-      let ub = -(psize[positions[g[0]!]! + len]! - psize[positions[g[0]!]!]!);
-      for (const k of g) ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
+    for (let g = 0; g < nGroups; g++) {
+      if (groupSize[g]! < 2) continue;
+      const list = members.subarray(first[g]!, first[g + 1]!);
+      // upper bound: every copy but one becomes a bare call
+      let ub = -(psize[positions[list[0]!]! + len]! - psize[positions[list[0]!]!]!);
+      for (const k of list) ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
       if (ub <= floor) continue;
-      g.sort((a, b) => positions[a]! - positions[b]!);
+      list.sort((a, b) => positions[a]! - positions[b]!);
       const occ: number[] = [];
       let end = -1;
-      for (const k of g) {
+      for (const k of list) {
         if (positions[k]! >= end) {
           occ.push(k);
           end = positions[k]! + len;
@@ -299,7 +329,7 @@ export class Evaluator {
     const nOcc = occ.length;
     const occs = Int32Array.from(occ, (k) => positions[k]!);
     const xs = new Int32Array(nOcc * nc);
-    occ.forEach((k, j) => xs.set(xsAll.subarray(k * stride, k * stride + nc), j * nc));
+    for (let j = 0; j < nOcc; j++) for (let c = 0; c < nc; c++) xs[j * nc + c] = xsAll[occ[j]! * stride + c]!;
     const repP = occs[0]!;
     const info = corpus.infos[corpus.funcAt[repP]!]!;
     const b = info.body;
