@@ -14,6 +14,7 @@ import { nodeMeasures } from "../src/cli/compress.js";
 import type { PassOptions } from "../src/passes/pass.js";
 import { foldBlocksPass } from "../src/passes/fold-blocks/index.js";
 import { checkFixture, describeFailures, listFixtures } from "./oracle/c-programs.js";
+import { exportsOf, sameBehaviour } from "./behaviour.js";
 
 /** Runs fold-blocks alone with these options (features and hot code go straight to the pass). */
 async function fold(wat: string, options: PassOptions = {}) {
@@ -28,25 +29,6 @@ async function fold(wat: string, options: PassOptions = {}) {
   validateModule(out);
   const text = out.functions.map((f) => printBody(f.body!)).join("\n---\n");
   return { input, binary, m: out, added: out.functions.length - before, stats: r.stats!, text };
-}
-
-async function exportsOf(bytes: Uint8Array): Promise<Record<string, (...a: unknown[]) => unknown>> {
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), {});
-  return instance.exports as Record<string, (...a: unknown[]) => unknown>;
-}
-
-/** Same results (or the same trap) for every export on every argument list. */
-async function sameBehaviour(a: Uint8Array, b: Uint8Array, calls: [string, unknown[]][]) {
-  const ea = await exportsOf(a);
-  const eb = await exportsOf(b);
-  const call = (e: Record<string, (...a: unknown[]) => unknown>, name: string, args: unknown[]) => {
-    try {
-      return e[name]!(...args);
-    } catch (err) {
-      return `trap: ${(err as Error).message}`;
-    }
-  };
-  for (const [name, args] of calls) assert.deepEqual(call(eb, name, args), call(ea, name, args), `${name}(${args.join(",")})`);
 }
 
 const inputs = (name: string) => [0, 1, 7, -3, 1000, 123456].map((x): [string, unknown[]] => [name, [x]]);
@@ -69,7 +51,7 @@ test("folds an identical block across functions, with locals renamed", async () 
   assert.equal(r.stats.sitesReplaced, 3);
   assert.equal(r.added, 1);
   assert.ok(r.binary.length < r.input.length);
-  await sameBehaviour(r.input, r.binary, [...inputs("f"), ...inputs("h"), ["g", [5n, 9]], ["g", [0n, -1]]]);
+  sameBehaviour(r.input, r.binary, [...inputs("f"), ...inputs("h"), ["g", [5n, 9]], ["g", [0n, -1]]]);
 });
 
 test("folds identical if arms and passes a live local back", async () => {
@@ -84,7 +66,7 @@ test("folds identical if arms and passes a live local back", async () => {
   const r = await fold(wat);
   assert.equal(r.stats.blocksFolded, 1);
   assert.match(r.text, /call 2\s+local\.set 1/, "the arm's result local is set from the call");
-  await sameBehaviour(r.input, r.binary, [...inputs("a"), ...inputs("b")]);
+  sameBehaviour(r.input, r.binary, [...inputs("a"), ...inputs("b")]);
 });
 
 test("folds an identical loop", async () => {
@@ -101,7 +83,7 @@ test("folds an identical loop", async () => {
   const r = await fold(wat);
   assert.equal(r.stats.blocksFolded, 1);
   assert.ok(r.m.functions[2]!.body!.ops.length > 10, "the loop moved into the new function");
-  await sameBehaviour(r.input, r.binary, [["a", [0]], ["a", [10]], ["b", [3]], ["b", [200]]]);
+  sameBehaviour(r.input, r.binary, [["a", [0]], ["a", [10]], ["b", [3]], ["b", [200]]]);
 });
 
 test("a local the region carries around an enclosing loop is handed back", async () => {
@@ -119,7 +101,7 @@ test("a local the region carries around an enclosing loop is handed back", async
   const wat = `(module (memory 1) ${fn("a", 1)} ${fn("b", 2)} ${fn("c", 3)})`;
   const r = await fold(wat);
   assert.equal(r.stats.blocksFolded, 1);
-  await sameBehaviour(r.input, r.binary, [["a", [5]], ["a", [40]], ["b", [9]], ["b", [77]], ["c", [100]]]);
+  sameBehaviour(r.input, r.binary, [["a", [5]], ["a", [40]], ["b", [9]], ["b", [77]], ["c", [100]]]);
 });
 
 // An error path that returns: identical in both functions.
@@ -135,7 +117,7 @@ test("folds a region that returns as a tail call when tail calls may be introduc
   const r = await fold(TAIL_WAT, { features: { "tail-call": true } });
   assert.equal(r.stats.tailFolds, 1);
   assert.match(r.text, /return_call 2/);
-  await sameBehaviour(r.input, r.binary, [...inputs("a"), ...inputs("b")]);
+  sameBehaviour(r.input, r.binary, [...inputs("a"), ...inputs("b")]);
 });
 
 test("without tail calls a returning region becomes call; return", async () => {
@@ -143,7 +125,7 @@ test("without tail calls a returning region becomes call; return", async () => {
   assert.equal(r.stats.tailFolds, 1);
   assert.doesNotMatch(r.text, /return_call/);
   assert.match(r.text, /call 2\s+return/);
-  await sameBehaviour(r.input, r.binary, [...inputs("a"), ...inputs("b")]);
+  sameBehaviour(r.input, r.binary, [...inputs("a"), ...inputs("b")]);
 });
 
 test("joins identical exits within one function (cross-jumping through one shared function)", async () => {
@@ -163,8 +145,8 @@ test("joins identical exits within one function (cross-jumping through one share
   assert.equal(r.stats.sitesReplaced, 2);
   assert.equal(r.stats.tailFolds, 1);
   assert.match(r.text, /call 2\s+unreachable[\s\S]*call 2\s+unreachable/, "both exits call the shared code and stay exits");
-  const ea = await exportsOf(r.input);
-  const eb = await exportsOf(r.binary);
+  const ea = exportsOf(r.input);
+  const eb = exportsOf(r.binary);
   for (const args of [[1, 2], [-5, 3], [4, 500], [-1, 101]]) {
     const run = (e: typeof ea) => { try { return e.f!(...args); } catch { return `trap ${e.peek!()}`; } };
     assert.deepEqual(run(eb), run(ea), `f(${args})`);
@@ -190,7 +172,7 @@ test("refuses a region that branches out of itself", async () => {
   assert.equal(out.binary.length, out.input.length);
   const inner = await fold(wat("(br_if 0 (i32.gt_u (local.get 1) (i32.const 1000)))"));
   assert.equal(inner.stats.blocksFolded, 1, "the same block breaking to its own end folds");
-  await sameBehaviour(inner.input, inner.binary, [...inputs("a"), ...inputs("b"), ...inputs("c")]);
+  sameBehaviour(inner.input, inner.binary, [...inputs("a"), ...inputs("b"), ...inputs("c")]);
 });
 
 test("refuses regions with different local types or different immediates", async () => {
@@ -200,7 +182,7 @@ test("refuses regions with different local types or different immediates", async
     (func (export "c") (param i64) (result i32) (local i32) ${WORK("0", "1").replace(/\(local.get 0\)/g, "(i32.wrap_i64 (local.get 0))")} (i32.load (i32.const 64))))`;
   const r = await fold(wat);
   assert.equal(r.stats.blocksFolded, 0);
-  await sameBehaviour(r.input, r.binary, [...inputs("a"), ...inputs("b")]);
+  sameBehaviour(r.input, r.binary, [...inputs("a"), ...inputs("b")]);
 });
 
 test("refuses a region with two live-out values when multi-value may not be introduced", async () => {
@@ -218,7 +200,7 @@ test("refuses a region with two live-out values when multi-value may not be intr
   assert.equal(single.stats.blocksFolded, 0);
   const multi = await fold(wat);
   assert.equal(multi.stats.blocksFolded, 1, "allowed by default");
-  await sameBehaviour(multi.input, multi.binary, [...inputs("a"), ...inputs("b")]);
+  sameBehaviour(multi.input, multi.binary, [...inputs("a"), ...inputs("b")]);
 });
 
 test("never folds a region with a hot instruction", async () => {
@@ -249,7 +231,7 @@ test("through optimize: checked under raw, and judged under balanced", async () 
   const raw = optimize(input, { passes: ["fold-blocks"], checked: true });
   assert.ok(raw.binary.length < input.length);
   assert.equal(raw.report.passes[0]!.stats?.blocksFolded, 1);
-  await sameBehaviour(input, raw.binary, [...inputs("f"), ...inputs("g")]);
+  sameBehaviour(input, raw.binary, [...inputs("f"), ...inputs("g")]);
   const bal = optimize(input, { passes: ["fold-blocks"], checked: true, target: "balanced", measures: nodeMeasures });
   const judgements = bal.report.passes[0]!.stats?.judgements ?? 0;
   assert.ok(judgements >= 1, "the fold was put to the judge");
@@ -257,7 +239,7 @@ test("through optimize: checked under raw, and judged under balanced", async () 
   const [r0, g0, b0] = size(input);
   const [r1, g1, b1] = size(bal.binary);
   assert.ok(r1! <= r0! && g1! <= g0! && b1! <= b0!, `balanced never grows: ${[r0, g0, b0]} -> ${[r1, g1, b1]}`);
-  await sameBehaviour(input, bal.binary, [...inputs("f"), ...inputs("g")]);
+  sameBehaviour(input, bal.binary, [...inputs("f"), ...inputs("g")]);
 });
 
 for (const name of ["interp-Oz-wasmopt", "json-Oz-wasmopt"]) {

@@ -8,6 +8,7 @@ import { readModule } from "../src/binary/reader.js";
 import { validateModule } from "../src/analysis/validate.js";
 import { optimize } from "../src/index.js";
 import { printBody } from "../src/binary/printer.js";
+import { exportsOf, sameBehaviour } from "./behaviour.js";
 
 async function run(wat: string, passes: string[], extra: Record<string, unknown> = {}) {
   const input = await parse(wat);
@@ -15,22 +16,6 @@ async function run(wat: string, passes: string[], extra: Record<string, unknown>
   const m = readModule(binary, { decodeBodies: true });
   validateModule(m);
   return { input, binary, m, report };
-}
-
-async function exportsOf(bytes: Uint8Array): Promise<Record<string, (...a: unknown[]) => unknown>> {
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), {});
-  return instance.exports as Record<string, (...a: unknown[]) => unknown>;
-}
-
-/** Same results for every export on every argument list. */
-async function sameBehaviour(a: Uint8Array, b: Uint8Array, calls: [string, unknown[]][]) {
-  const ea = await exportsOf(a);
-  const eb = await exportsOf(b);
-  for (const [name, args] of calls) {
-    const ra = (() => { try { return ea[name]!(...args); } catch (e) { return `trap: ${(e as Error).message}`; } })();
-    const rb = (() => { try { return eb[name]!(...args); } catch (e) { return `trap: ${(e as Error).message}`; } })();
-    assert.deepEqual(rb, ra, `${name}(${args.join(",")})`);
-  }
 }
 
 // A body big enough that folding or merging pays.
@@ -50,7 +35,7 @@ test("fold-functions folds identical functions and keeps behaviour", async () =>
   assert.equal(m.functions.length, 2);
   assert.ok(binary.length < input.length);
   assert.equal(report.passes[0]!.stats?.functionsFolded, 1);
-  await sameBehaviour(input, binary, [["run", [0]], ["run", [12345]], ["run", [-7]]]);
+  sameBehaviour(input, binary, [["run", [0]], ["run", [12345]], ["run", [-7]]]);
 });
 
 test("fold-functions folds mutually recursive clones", async () => {
@@ -63,7 +48,7 @@ test("fold-functions folds mutually recursive clones", async () => {
     (func (export "run") (param i32) (result i32) (i32.sub (call $f1 (local.get 0)) (call $f2 (local.get 0)))))`;
   const { input, binary, m } = await run(wat, ["fold-functions"]);
   assert.equal(m.functions.length, 3, "the second clone pair is folded into the first");
-  await sameBehaviour(input, binary, [["run", [0]], ["run", [5]], ["run", [10]]]);
+  sameBehaviour(input, binary, [["run", [0]], ["run", [5]], ["run", [10]]]);
 });
 
 test("fold-functions refuses different types, different locals, NaN payloads and signed zeros", async () => {
@@ -82,7 +67,7 @@ test("fold-functions refuses different types, different locals, NaN payloads and
   const { m, input, binary } = await run(wat, ["fold-functions"]);
   assert.equal(m.functions.length, 12, "nothing folded");
   assert.equal(binary.length, input.length);
-  await sameBehaviour(input, binary, [["z", []], ["r", [3]]]);
+  sameBehaviour(input, binary, [["z", []], ["r", [3]]]);
 });
 
 test("fold-functions keeps distinct exports with keepExportIdentity, as thunks", async () => {
@@ -91,12 +76,12 @@ test("fold-functions keeps distinct exports with keepExportIdentity, as thunks",
     (func (export "b") (param i32) (result i32) (local i32) ${BODY("9")}))`;
   const plain = await run(wat, ["fold-functions"]);
   const kept = await run(wat, ["fold-functions"], { keepExportIdentity: true });
-  const ep = await exportsOf(plain.binary);
-  const ek = await exportsOf(kept.binary);
+  const ep = exportsOf(plain.binary);
+  const ek = exportsOf(kept.binary);
   assert.equal(ep.a, ep.b, "by default exports may become the same function");
   assert.notEqual(ek.a, ek.b, "with keepExportIdentity they stay distinct");
   assert.ok(kept.binary.length < kept.input.length, "the thunk still saves bytes");
-  await sameBehaviour(kept.input, kept.binary, [["a", [4]], ["b", [4]]]);
+  sameBehaviour(kept.input, kept.binary, [["a", [4]], ["b", [4]]]);
 });
 
 test("merge-functions merges functions differing in constants", async () => {
@@ -110,7 +95,7 @@ test("merge-functions merges functions differing in constants", async () => {
   assert.equal(report.passes[0]!.stats?.functionsMerged, 3);
   assert.equal(m.functions.length, 5, "three thunks, the caller and the merged function");
   assert.ok(binary.length < input.length);
-  await sameBehaviour(input, binary, [["run", [0]], ["run", [99]], ["run", [-123456]]]);
+  sameBehaviour(input, binary, [["run", [0]], ["run", [99]], ["run", [-123456]]]);
 });
 
 test("thunks end in return_call only where tail calls may be used", async () => {
@@ -125,7 +110,7 @@ test("thunks end in return_call only where tail calls may be used", async () => 
   assert.ok(!lastOps(plain.m).includes("return_call"), "no tail calls without permission");
   const allowed = await run(wat(""), ["merge-functions"], { features: { "tail-call": true } });
   assert.equal(lastOps(allowed.m).filter((o) => o === "return_call").length, 2, "both thunks tail-call the merged function");
-  await sameBehaviour(allowed.input, allowed.binary, [["run", [0]], ["run", [77]]]);
+  sameBehaviour(allowed.input, allowed.binary, [["run", [0]], ["run", [77]]]);
   const already = await run(wat(`(func $t (param i32) (result i32) (return_call $a (local.get 0)))`), ["merge-functions"]);
   assert.equal(lastOps(already.m).filter((o) => o === "return_call").length, 3, "a module with tail calls gets tail-calling thunks (and keeps its own)");
   const refused = await run(wat(""), ["merge-functions"], { features: { "tail-call": false } });
@@ -144,7 +129,7 @@ test("merge-functions parameterizes differing callees through a table", async ()
   assert.equal(report.passes[0]!.stats?.functionsMerged, 3);
   assert.ok(report.passes[0]!.stats!.tableSlots! >= 3);
   assert.equal(m.tables.length, 1, "a table was created for the callees");
-  await sameBehaviour(input, binary, [["run", [0]], ["run", [42]], ["run", [-5]]]);
+  sameBehaviour(input, binary, [["run", [0]], ["run", [42]], ["run", [-5]]]);
 });
 
 test("merge-functions refuses recursion, different types and unprofitable groups", async () => {
@@ -163,7 +148,7 @@ test("merge-functions refuses recursion, different types and unprofitable groups
   const { input, binary, report } = await run(wat, ["merge-functions"]);
   assert.equal(report.passes[0]!.stats?.functionsMerged ?? 0, 0);
   assert.equal(binary.length, input.length);
-  await sameBehaviour(input, binary, [["run", [6]]]);
+  sameBehaviour(input, binary, [["run", [6]]]);
 });
 
 test("cleanup removes dead functions, dead globals and unreachable code", async () => {
@@ -183,7 +168,7 @@ test("cleanup removes dead functions, dead globals and unreachable code", async 
   assert.equal(s.functionsRemoved, 2);
   assert.equal(s.globalsRemoved, 1);
   assert.ok(s.instructionsRemoved! >= 5);
-  await sameBehaviour(input, binary, [["run", [1]], ["run", [2]]]);
+  sameBehaviour(input, binary, [["run", [1]], ["run", [2]]]);
 });
 
 test("fold-functions keeps table slots distinct; exported tables keep identities with keepExportIdentity", async () => {
@@ -198,12 +183,12 @@ test("fold-functions keeps table slots distinct; exported tables keep identities
   const plain = await run(wat(false), ["fold-functions"]);
   assert.equal(plain.m.functions.length, 2, "b folded into a");
   assert.deepEqual((plain.m.elements[0]!.items as { funcs: number[] }).funcs, [0, 0], "both slots stay, pointing at one function");
-  await sameBehaviour(plain.input, plain.binary, [["run", [7]], ["run", [-1]]]);
+  sameBehaviour(plain.input, plain.binary, [["run", [7]], ["run", [-1]]]);
   const kept = await run(wat(true), ["fold-functions"], { keepExportIdentity: true });
   assert.equal(kept.m.functions.length, 3, "the host can read the table: b stays a function (a thunk)");
-  const t = (await exportsOf(kept.binary)).tab as unknown as WebAssembly.Table;
+  const t = exportsOf(kept.binary).tab as unknown as WebAssembly.Table;
   assert.notEqual(t.get(1), t.get(2));
-  await sameBehaviour(kept.input, kept.binary, [["run", [7]]]);
+  sameBehaviour(kept.input, kept.binary, [["run", [7]]]);
 });
 
 test("merge-functions leaves alone what it cannot parameterize: v128 constants, type immediates", async () => {
@@ -241,5 +226,5 @@ test("cleanup turns constant arguments into locals and drops unused parameters",
   assert.ok(t.kind === "func" && t.params.length === 1);
   assert.equal(m.types[m.functions[2]!.typeIndex]!.composite.kind === "func" && (m.types[m.functions[2]!.typeIndex]!.composite as { params: unknown[] }).params.length, 2, "an exported function keeps its signature");
   assert.ok(binary.length < input.length);
-  await sameBehaviour(input, binary, [["run", [0]], ["run", [7]], ["run", [-9]], ["run2", []]]);
+  sameBehaviour(input, binary, [["run", [0]], ["run", [7]], ["run", [-9]], ["run2", []]]);
 });

@@ -11,11 +11,10 @@ import type { Module } from "../src/ir/module.js";
 import { optimize } from "../src/index.js";
 import { candidateOrder } from "../src/passes/layout/orders.js";
 import { signatures, similarityOrder } from "../src/passes/layout/similarity.js";
+import { exportsOf } from "./behaviour.js";
 
-function exportsOf(bytes: Uint8Array): Record<string, (...a: number[]) => number> {
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), { env: { log: () => {} } });
-  return instance.exports as unknown as Record<string, (...a: number[]) => number>;
-}
+/** The imports the test module needs. */
+const IMPORTS = { env: { log: () => {} } };
 
 /** Function index by name (from the name section). */
 function indexOf(m: Module, name: string): number {
@@ -80,8 +79,8 @@ test("layout gives the most-called function a 1-byte index, moving as few functi
 test("layout keeps behaviour: calls, start, exports, elements and ref.func all reach the same functions", async () => {
   const input = await parse(WAT);
   const { binary } = optimize(input, { passes: ["layout"] });
-  const a = exportsOf(input);
-  const b = exportsOf(binary);
+  const a = exportsOf(input, IMPORTS);
+  const b = exportsOf(binary, IMPORTS);
   assert.equal(b.g!(), a.g!());
   for (const x of [0, 1, 99, -5]) {
     assert.equal(b.hot!(x), a.hot!(x));
