@@ -62,6 +62,17 @@ export function commit(p: PendingFile): void {
   renameSync(p.temp, p.target);
 }
 
+/** Writes one whole file: a temp file, then a rename; nothing is left behind if it throws. */
+export function writeWhole(target: string, data: Uint8Array | string): void {
+  const pending = writeTemp(target, data);
+  try {
+    commit(pending);
+  } catch (e) {
+    discard(pending);
+    throw e;
+  }
+}
+
 /** Removes a temp file that will not be committed (ignores errors). */
 export function discard(p: PendingFile): void {
   try {

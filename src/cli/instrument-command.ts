@@ -9,7 +9,7 @@ import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
 import { UsageError } from "../errors.js";
 import { instrument } from "../profile/instrument.js";
 import { EXIT_BAD_INPUT, EXIT_OK, EXIT_USAGE, oneLine, parseArgsMessage, sameFile } from "./common.js";
-import { commit, discard, fsMessage, writeTemp, type PendingFile } from "./files.js";
+import { fsMessage, writeWhole } from "./files.js";
 import type { CliIO } from "./run.js";
 
 export const INSTRUMENT_USAGE = "usage: wasm-compact instrument IN.wasm -o OUT.wasm [--quiet]";
@@ -85,16 +85,9 @@ export function runInstrument(argv: readonly string[], io: CliIO): number {
     if (e instanceof UsageError) return usage(`${input}: ${e.message}`);
     throw e;
   }
-  let pending: PendingFile;
   try {
-    pending = writeTemp(output, result.binary);
+    writeWhole(output, result.binary);
   } catch (e) {
-    return usage(`${output}: cannot write: ${fsMessage(e)}`);
-  }
-  try {
-    commit(pending);
-  } catch (e) {
-    discard(pending);
     return usage(`${output}: cannot write: ${fsMessage(e)}`);
   }
   if (!values.quiet) {

@@ -14,7 +14,7 @@ import { decodeProfileMap, MAP_SECTION, type ProfileMap } from "../profile/profi
 import { formatProfile, profileFromCounts } from "../profile/profile.js";
 import { parseCountsFile, type CountsEntry } from "./counts-file.js";
 import { EXIT_BAD_INPUT, EXIT_OK, EXIT_USAGE, oneLine, parseArgsMessage } from "./common.js";
-import { commit, discard, fsMessage, writeTemp } from "./files.js";
+import { fsMessage, writeWhole } from "./files.js";
 import type { CliIO } from "./run.js";
 
 export const PROFILE_USAGE =
@@ -191,16 +191,9 @@ export function runProfile(argv: readonly string[], io: CliIO): number {
   }
   const profile = profileFromCounts(chosen.map, chosen.runs, chosen.instances);
 
-  let pending;
   try {
-    pending = writeTemp(output, formatProfile(profile));
+    writeWhole(output, formatProfile(profile));
   } catch (e) {
-    return usage(`${output}: cannot write: ${fsMessage(e)}`);
-  }
-  try {
-    commit(pending);
-  } catch (e) {
-    discard(pending);
     return usage(`${output}: cannot write: ${fsMessage(e)}`);
   }
   if (!values.quiet) {
