@@ -61,8 +61,12 @@ export interface FuzzOptions {
   seed: number;
   /** Pass names; undefined: the default pipeline; []: none. */
   passes?: string[];
-  /** Size target the passes judge by (default raw: the most changes taken). */
-  target?: SizeTarget;
+  /**
+   * Size targets the passes judge by; each compiled program is optimized and
+   * run once per target (compiling is the slow part). Default: the library's
+   * own default (raw, since the fuzzer gives no compressors).
+   */
+  targets?: SizeTarget[];
   keepDir: string;
   jobs: number;
   /** Timeout for a run of an unoptimized module (ms). */
@@ -89,7 +93,7 @@ export interface FuzzSummary {
   differences: number;
   skipped: number;
   seconds: number;
-  /** Modules compared before/after (up to two per program). */
+  /** Modules compared before/after (up to two per program and target). */
   compared: number;
   skipReasons: Record<string, number>;
   failures: FuzzFailure[];
@@ -253,47 +257,52 @@ async function fuzzOne(seed: number, o: FuzzOptions, clangEnv: NodeJS.ProcessEnv
         // Not ours to judge (binaryen, or a Csmith program with undefined behaviour).
         result.notes.push(`${v.name}: behaves differently from the clang module; compared with itself only`);
       }
-      let optimized: Uint8Array | null = null;
-      let difference: string | null = null;
-      try {
-        optimized = o.transform ? o.transform(original.slice()) : optimize(original.slice(), { ...(o.passes === undefined ? {} : { passes: o.passes }), ...(o.target ? { target: o.target, measures: nodeMeasures } : {}) }).binary;
-      } catch (e) {
-        difference = `the optimizer threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
-      }
-      if (optimized) {
-        const after = await runWasi(optimized, {
-          args: ["1"],
-          programName: "prog",
-          timeoutMs: Math.max(10000, Math.ceil(before.durationMs * 5)),
-        });
-        difference = compareOutcomes(before, after);
-        lap(`optimize+run ${vi}`);
-        result.compared++;
-        result.bytesBefore += original.length;
-        result.bytesAfter += optimized.length;
-      }
-      if (difference !== null) {
-        const dir = join(o.keepDir, `seed-${seed}${v.tag}`);
-        mkdirSync(dir, { recursive: true });
-        writeFileSync(join(dir, "prog.c"), readFileSync(cFile));
-        writeFileSync(join(dir, "original.wasm"), original);
-        if (optimized) writeFileSync(join(dir, "optimized.wasm"), optimized);
-        const repro = `npm run fuzz -- --count 1 --seed ${seed}${passesArg(o.passes)}${o.target ? ` --target ${o.target}` : ""}${o.wasmOpt ? "" : " --no-wasm-opt"}`;
-        const compare = optimized ? `node dist/scripts/fuzz.js --compare ${join(dir, "original.wasm")} ${join(dir, "optimized.wasm")}` : "";
-        writeFileSync(
-          join(dir, "difference.txt"),
-          [
-            `seed ${seed}, variant: ${v.name}, passes: ${o.passes === undefined ? "default pipeline" : o.passes.length ? o.passes.join(",") : "none"}`,
-            `csmith ${CSMITH_OPTIONS.join(" ")} --seed ${seed}`,
-            `clang-19 --target=wasm32-wasi ${level} -c prog.c; linked without -O${v.tag ? "; then wasm-opt -Oz" : ""}`,
-            `reproduce: ${repro}`,
-            compare ? `compare the kept modules: ${compare}` : "",
-            "",
-            difference,
-            "",
-          ].join("\n"),
-        );
-        result.failures.push({ seed, variant: v.name, dir, repro, difference });
+      for (const target of o.targets ?? [undefined]) {
+        const variant = target ? `${v.name}, target ${target}` : v.name;
+        let optimized: Uint8Array | null = null;
+        let difference: string | null = null;
+        try {
+          optimized = o.transform
+            ? o.transform(original.slice())
+            : optimize(original.slice(), { ...(o.passes === undefined ? {} : { passes: o.passes }), ...(target ? { target, measures: nodeMeasures } : {}) }).binary;
+        } catch (e) {
+          difference = `the optimizer threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
+        }
+        if (optimized) {
+          const after = await runWasi(optimized, {
+            args: ["1"],
+            programName: "prog",
+            timeoutMs: Math.max(10000, Math.ceil(before.durationMs * 5)),
+          });
+          difference = compareOutcomes(before, after);
+          lap(`optimize+run ${vi}${target ? ` ${target}` : ""}`);
+          result.compared++;
+          result.bytesBefore += original.length;
+          result.bytesAfter += optimized.length;
+        }
+        if (difference !== null) {
+          const dir = join(o.keepDir, `seed-${seed}${v.tag}${target ? `-${target}` : ""}`);
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, "prog.c"), readFileSync(cFile));
+          writeFileSync(join(dir, "original.wasm"), original);
+          if (optimized) writeFileSync(join(dir, "optimized.wasm"), optimized);
+          const repro = `npm run fuzz -- --count 1 --seed ${seed}${passesArg(o.passes)}${target ? ` --target ${target}` : ""}${o.wasmOpt ? "" : " --no-wasm-opt"}`;
+          const compare = optimized ? `node dist/scripts/fuzz.js --compare ${join(dir, "original.wasm")} ${join(dir, "optimized.wasm")}` : "";
+          writeFileSync(
+            join(dir, "difference.txt"),
+            [
+              `seed ${seed}, variant: ${variant}, passes: ${o.passes === undefined ? "default pipeline" : o.passes.length ? o.passes.join(",") : "none"}`,
+              `csmith ${CSMITH_OPTIONS.join(" ")} --seed ${seed}`,
+              `clang-19 --target=wasm32-wasi ${level} -c prog.c; linked without -O${v.tag ? "; then wasm-opt -Oz" : ""}`,
+              `reproduce: ${repro}`,
+              compare ? `compare the kept modules: ${compare}` : "",
+              "",
+              difference,
+              "",
+            ].join("\n"),
+          );
+          result.failures.push({ seed, variant, dir, repro, difference });
+        }
       }
       if (vi === 0 && o.wasmOpt) {
         const woptPath = join(work, "prog.wasm-opt.wasm");
@@ -372,7 +381,7 @@ export function summaryLine(s: FuzzSummary): string {
 
 // ---------------------------------------------------------------------- CLI
 
-const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--target raw|gzip|brotli|balanced] [--keep-dir DIR]
+const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--target T1,T2,… (raw|gzip|brotli|balanced)] [--keep-dir DIR]
                        [--jobs J] [--timeout MS] [--no-wasm-opt] [--verbose]
        node dist/scripts/fuzz.js --compare A.wasm B.wasm`;
 
@@ -413,9 +422,10 @@ function parseArgs(argv: string[]): FuzzOptions | { compare: [string, string] } 
         break;
       }
       case "--target": {
-        const v = value();
-        if (!SIZE_TARGETS.includes(v as SizeTarget)) throw new Error(`--target needs one of ${SIZE_TARGETS.join(", ")}`);
-        o.target = v as SizeTarget;
+        const list = (value() ?? "").split(",").map((t) => t.trim());
+        const bad = list.filter((t) => !SIZE_TARGETS.includes(t as SizeTarget));
+        if (bad.length || list.length === 0) throw new Error(`--target needs a comma-separated list of ${SIZE_TARGETS.join(", ")}`);
+        o.targets = [...new Set(list as SizeTarget[])];
         break;
       }
       case "--no-wasm-opt": o.wasmOpt = false; break;
