@@ -3,11 +3,12 @@
 // variant, and compares the outcomes (see test/spec/exec.ts).
 //
 //   node dist/scripts/spec-exec.js [--dir core|custom|legacy|proposals|proposals/NAME|all|FILE.wast]
-//       [--variants none,default,PASS,...] [--jobs N] [--timeout SECONDS] [--verbose] [--no-cache]
+//       [--variants none,default,PASS,NAME@TARGET,...] [--jobs N] [--timeout SECONDS] [--verbose] [--no-cache]
 //
 // Variants: "none" (the identity pipeline, passes: []), each registered pass
 // alone, and "default" (the default pipeline); all of them unless --variants
-// says otherwise. Every variant optimizes with target "raw". The scripts run in
+// says otherwise. Variants optimize with target "raw"; "NAME@TARGET" (e.g.
+// "default@balanced") judges by another size target. The scripts run in
 // child processes started with the V8 flags of Node 20 that enable the
 // proposals the suite uses.
 //
@@ -39,7 +40,7 @@ import {
 import { findSuiteDir, groupRank, selectFiles } from "../test/spec/run-spec.js";
 
 const USAGE =
-  "usage: node dist/scripts/spec-exec.js [--dir core|custom|legacy|proposals|proposals/NAME|all|FILE.wast] [--variants none,default,PASS,...] [--jobs N] [--timeout SECONDS] [--verbose] [--no-cache]";
+  "usage: node dist/scripts/spec-exec.js [--dir core|custom|legacy|proposals|proposals/NAME|all|FILE.wast] [--variants none,default,PASS,NAME@TARGET,...] [--jobs N] [--timeout SECONDS] [--verbose] [--no-cache]";
 
 interface Args {
   dir: string;
@@ -210,7 +211,7 @@ async function parent(args: Args): Promise<void> {
   const scriptMs = results.reduce((n, r) => n + r.ms, 0);
 
   console.log(`spec executor: ${suiteDir} (${files.length} scripts, ${seconds.toFixed(1)} s wall, ${(scriptMs / 1000).toFixed(1)} s in scripts over ${args.jobs} jobs; parent CPU ${((process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1e6).toFixed(1)} s)`);
-  console.log(`variants (target raw): ${variants.map((v) => (v === "none" ? "none (passes: [])" : v === "default" ? "default (the default pipeline)" : v)).join(", ")}`);
+  console.log(`variants (target raw unless NAME@TARGET): ${variants.map((v) => (v === "none" ? "none (passes: [])" : v === "default" ? "default (the default pipeline)" : v)).join(", ")}`);
   console.log(`checked: commands whose original outcome in V8 is what the suite expects; agree/differ: checked commands x ${variants.length} variants\n`);
   const groups = summarizeExec(results).sort((a, b) => groupRank(a.group).localeCompare(groupRank(b.group)));
   const overall = summarizeExec(results, () => "overall")[0];

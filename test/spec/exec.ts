@@ -35,6 +35,8 @@ import { join, relative, sep } from "node:path";
 import { createInterface } from "node:readline";
 import { optimize } from "../../src/pipeline.js";
 import { listPasses } from "../../src/passes/registry.js";
+import { SIZE_TARGETS, type SizeTarget } from "../../src/size-target.js";
+import { nodeMeasures } from "../../src/cli/compress.js";
 import { WasmDecodeError, WasmValidationError } from "../../src/binary/errors.js";
 import { parseWast, type SExpr, type SList, type WastCommand, type WastModule } from "./wast.js";
 import { encodeModules, groupOf, projectRoot, type Converted, type RunOptions } from "./run-spec.js";
@@ -42,10 +44,11 @@ import { encodeModules, groupOf, projectRoot, type Converted, type RunOptions } 
 // ---------------------------------------------------------------------------
 // Variants
 
-/** An optimizer configuration: `passes` undefined is the default pipeline. */
+/** An optimizer configuration: `passes` undefined is the default pipeline; `target` defaults to raw. */
 export interface Variant {
   name: string;
   passes: string[] | undefined;
+  target?: SizeTarget;
 }
 
 /** The identity pipeline (`passes: []`). */
@@ -53,8 +56,18 @@ export const NONE: Variant = { name: "none", passes: [] };
 /** The default pipeline. */
 export const DEFAULT: Variant = { name: "default", passes: undefined };
 
-/** By name: "none" (passes: []), "default" (the default pipeline), or a registered pass run alone. */
+/**
+ * By name: "none" (passes: []), "default" (the default pipeline), or a
+ * registered pass run alone; "NAME@TARGET" judges by another size target
+ * than raw (e.g. "default@balanced").
+ */
 export function variantByName(name: string): Variant {
+  const at = name.indexOf("@");
+  if (at >= 0) {
+    const target = name.slice(at + 1);
+    if (!SIZE_TARGETS.includes(target as SizeTarget)) throw new Error(`unknown size target in variant ${JSON.stringify(name)} (${SIZE_TARGETS.join(", ")})`);
+    return { ...variantByName(name.slice(0, at)), name, target: target as SizeTarget };
+  }
   if (name === "none") return NONE;
   if (name === "default") return DEFAULT;
   if (!listPasses().some((p) => p.name === name)) throw new Error(`unknown variant ${JSON.stringify(name)} (none, default, or a registered pass: ${listPasses().map((p) => p.name).join(", ")})`);
@@ -1508,7 +1521,7 @@ export async function execScript(path: string, suiteDir: string, options: ExecOp
       let out = cache.get(orig.bytes);
       if (!out) {
         try {
-          out = { bytes: optimize(orig.bytes, { passes: v.passes, target: "raw" }).binary };
+          out = { bytes: optimize(orig.bytes, { passes: v.passes, target: v.target ?? "raw", measures: nodeMeasures }).binary };
           result.optimized++;
           if (!sameBytes(out.bytes, orig.bytes)) {
             result.changed++;
