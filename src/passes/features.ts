@@ -20,12 +20,28 @@ export type FeatureChoices = Partial<Record<IntroducibleFeature, boolean>>;
 
 const tailCallOps = new Set(OPS.filter((d) => d.feature === "tail-call").map((d) => d.id!));
 
+// Answers per module object: the scan decodes every body, and four passes ask.
+// Passes only add tail calls where they may, so an answer stays right for the
+// module as it changes (a "yes" that cleanup makes stale still describes the
+// engine the input needed).
+const tailCallsUsed = new WeakMap<Module, boolean>();
+
 function usesTailCalls(m: Module): boolean {
-  for (const f of m.functions) {
-    const b = f.body ?? decodeFunctionBody(m, f);
-    for (let i = 0; i < b.count; i++) if (tailCallOps.has(b.ops[i]!)) return true;
+  let used = tailCallsUsed.get(m);
+  if (used === undefined) {
+    used = false;
+    scan: for (const f of m.functions) {
+      const b = f.body ?? decodeFunctionBody(m, f);
+      for (let i = 0; i < b.count; i++) {
+        if (tailCallOps.has(b.ops[i]!)) {
+          used = true;
+          break scan;
+        }
+      }
+    }
+    tailCallsUsed.set(m, used);
   }
-  return false;
+  return used;
 }
 
 /** May a pass add code that needs `feature` to this module? */
