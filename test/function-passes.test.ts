@@ -228,3 +228,34 @@ test("cleanup turns constant arguments into locals and drops unused parameters",
   assert.ok(binary.length < input.length);
   sameBehaviour(input, binary, [["run", [0]], ["run", [7]], ["run", [-9]], ["run2", []]]);
 });
+
+test("merge-functions under a compressed judge bisects a refused batch and takes the half it accepts", async () => {
+  // Two groups of three functions differing in a constant; each merge adds one
+  // function. The stand-in gzip measure refuses any module that gained two or
+  // more functions, so all merges together are refused but one group is taken.
+  const BODY2 = (k: string) => BODY(k).replace("i32.const 13", "i32.const 11").replace("i32.mul", "i32.add");
+  const wat = `(module
+    (func $a1 (param i32) (result i32) (local i32) ${BODY("5")})
+    (func $a2 (param i32) (result i32) (local i32) ${BODY("6")})
+    (func $a3 (param i32) (result i32) (local i32) ${BODY("7")})
+    (func $b1 (param i32) (result i32) (local i32) ${BODY2("5")})
+    (func $b2 (param i32) (result i32) (local i32) ${BODY2("6")})
+    (func $b3 (param i32) (result i32) (local i32) ${BODY2("7")})
+    (func (export "run") (param i32) (result i32)
+      (i32.add (i32.add (i32.add (call $a1 (local.get 0)) (call $a2 (local.get 0))) (i32.add (call $a3 (local.get 0)) (call $b1 (local.get 0))))
+               (i32.add (call $b2 (local.get 0)) (call $b3 (local.get 0))))))`;
+  const input = await parse(wat);
+  const base = readModule(input).functions.length;
+  let measured = 0;
+  const gzip = (b: Uint8Array): number => {
+    measured++;
+    return readModule(b).functions.length >= base + 2 ? b.length + 100_000 : b.length;
+  };
+  const { binary, report } = optimize(input, { passes: ["merge-functions"], target: "gzip", measures: { gzip } });
+  const stats = report.passes[0]!.stats!;
+  assert.equal(stats.groupsMerged, 1, "one group taken after the whole batch was refused");
+  assert.equal(stats.functionsMerged, 3);
+  assert.equal(readModule(binary).functions.length, base + 1);
+  assert.ok(measured >= 3, "the whole batch and its halves were judged");
+  sameBehaviour(input, binary, [["run", [0]], ["run", [99]], ["run", [-3]]]);
+});

@@ -106,7 +106,7 @@ export interface MergeOptions {
    * Without one (or with a raw-only judge), exact raw bytes decide.
    */
   judge?: SizeJudge;
-  /** Most whole-module judgements to spend; beyond it, groups are judged in batches. */
+  /** Most whole-module judgements to spend (default by module size: 7, 3 above 256 KiB, 1 above 4 MiB); groups left unjudged are not merged. */
   maxJudgements?: number;
   /** Thunks end in return_call (only where tail calls may be used: see features.ts). */
   tail?: boolean;
@@ -149,40 +149,68 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
     for (const r of batch) for (const f of r.newSlots.keys()) table.added.delete(f);
     table.nextSlot -= batch.reduce((n, r) => n + r.newSlots.size, 0);
   };
-  const flush = (batch: Rewrite[]): void => {
-    if (batch.length === 0) return;
-    if (judge) {
-      // before: the module with the slots of batches already taken; after: plus this batch
-      const base = cloneForTrial(m);
-      if (table) {
-        const taken = cloneTable(table);
-        for (const r of batch) for (const f of r.newSlots.keys()) taken.added.delete(f);
-        if (taken.added.size > 0) appendSlots(base, taken);
-      }
-      const before = writeModule(base);
-      const trial = cloneForTrial(m);
-      const tt = table ? cloneTable(table) : null;
-      for (const r of batch) applyRewrite(trial, r, true);
-      if (tt && tt.added.size > 0) appendSlots(trial, tt);
-      if (!judge.better(before, writeModule(trial))) {
-        release(batch);
-        return;
-      }
-    }
+  const apply = (batch: Rewrite[]): void => {
     for (const r of batch) {
       applyRewrite(m, r, false);
       record(m, r, stats);
     }
   };
-  // Each judgement compresses the whole module (a brotli q11 run can take
-  // seconds), so by default all raw-paying merges are judged together, once.
-  const budget = opts.maxJudgements ?? 1;
-  const batchSize = judge ? Math.max(1, Math.ceil(plans.length / budget)) : Infinity;
+  /** Is the module with `batch` better under the judge than without it? */
+  const judged = (batch: Rewrite[]): boolean => {
+    // before: the module with the slots of merges already taken; after: plus this batch
+    const base = cloneForTrial(m);
+    if (table) {
+      const taken = cloneTable(table);
+      for (const r of batch) for (const f of r.newSlots.keys()) taken.added.delete(f);
+      if (taken.added.size > 0) appendSlots(base, taken);
+    }
+    const before = writeModule(base);
+    const trial = cloneForTrial(m);
+    const tt = table ? cloneTable(table) : null;
+    for (const r of batch) applyRewrite(trial, r, true);
+    if (tt && tt.added.size > 0) appendSlots(trial, tt);
+    return judge!.better(before, writeModule(trial));
+  };
   let segmentOverheadPaid = false;
+  /** Rewrites for `plans`, in order, after the merges taken so far (their slots reserved). */
+  const build = (plans: readonly Plan[]): { plan: Plan; r: Rewrite }[] => {
+    const out: { plan: Plan; r: Rewrite }[] = [];
+    for (const plan of plans) {
+      const r = concretize(m, table, plan, !segmentOverheadPaid, m.functions.length + out.length, opts.tail ?? false);
+      if (!r) continue;
+      if (r.newSlots.size > 0) segmentOverheadPaid = true;
+      out.push({ plan, r });
+    }
+    return out;
+  };
+  // Each judgement compresses the whole module (a brotli q11 run can take
+  // seconds), so the budget shrinks as files grow. All raw-paying merges are
+  // judged together first; a refused batch is released and its halves are
+  // rebuilt (merged-function indices and slots follow what was taken) and
+  // judged in turn while judgements are left.
+  const left = { n: opts.maxJudgements ?? -1 };
+  const judgeBatch = (items: { plan: Plan; r: Rewrite }[]): void => {
+    if (items.length === 0) return;
+    const batch = items.map((x) => x.r);
+    if (left.n > 0) {
+      left.n--;
+      if (judged(batch)) {
+        apply(batch);
+        return;
+      }
+    }
+    release(batch);
+    if (items.length > 1 && left.n > 0) {
+      const h = items.length >> 1;
+      const second = items.slice(h).map((x) => x.plan);
+      judgeBatch(build(items.slice(0, h).map((x) => x.plan)));
+      judgeBatch(build(second));
+    }
+  };
   let ordinal = -1;
-  let batch: Rewrite[] = [];
+  const items: { plan: Plan; r: Rewrite }[] = [];
   for (const plan of plans) {
-    const r = concretize(m, table, plan, !segmentOverheadPaid, m.functions.length + batch.length, opts.tail ?? false);
+    const r = concretize(m, table, plan, !segmentOverheadPaid, m.functions.length + items.length, opts.tail ?? false);
     if (!r) continue;
     ordinal++;
     if (opts.accept && !opts.accept(ordinal)) {
@@ -190,13 +218,16 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
       continue;
     }
     if (r.newSlots.size > 0) segmentOverheadPaid = true;
-    batch.push(r);
-    if (batch.length >= batchSize) {
-      flush(batch);
-      batch = [];
-    }
+    items.push({ plan, r });
   }
-  flush(batch);
+  if (!judge) apply(items.map((x) => x.r));
+  else if (items.length > 0) {
+    if (left.n < 0) {
+      const size = writeModule(m).length;
+      left.n = size > 4 << 20 ? 1 : size > 256 << 10 ? 3 : 7;
+    }
+    judgeBatch(items);
+  }
 
   if (table && table.added.size > 0) {
     stats.tableSlots = table.added.size;
