@@ -98,9 +98,16 @@ export async function runWasi(wasm: Uint8Array | string, options: WasiRunOptions
         const fd3 = child.stdio[3] as NodeJS.ReadableStream;
         fd3.on("data", (d: Buffer) => rep.push(d));
         let timedOut = false;
+        // When this process's event loop was blocked (a synchronous optimize
+        // in a parallel job, a loaded machine), the timer can fire before the
+        // child's exit is processed: let the poll phase run once, then kill
+        // only a child that is really still running.
         const timer = setTimeout(() => {
-          timedOut = true;
-          child.kill("SIGKILL");
+          setImmediate(() => {
+            if (child.exitCode !== null || child.signalCode !== null) return;
+            timedOut = true;
+            child.kill("SIGKILL");
+          });
         }, options.timeoutMs ?? 30000);
         child.on("error", (e) => {
           clearTimeout(timer);
