@@ -58,9 +58,10 @@ export interface Report {
   /** True if the optimized module was larger than the input and the input was returned unchanged. */
   keptInput: boolean;
   /**
-   * What became of every folded or merged function of the input (by input
-   * index and name) and where it is in the output; empty when no pass folded
-   * or merged anything, or when the input was returned.
+   * What became of every folded or merged function of the input, and which
+   * new functions hold code extracted from a function (by input index and
+   * name), and where each is in the output; empty when no pass folded,
+   * merged or extracted anything, or when the input was returned.
    */
   mergeMap: MergeMapEntry[];
   notes: string[];

@@ -257,3 +257,30 @@ for (const name of ["interp-Oz-wasmopt", "json-Oz-wasmopt"]) {
     assert.equal(failure, null, failure ?? "");
   });
 }
+
+test("the merge map names the functions code was extracted from, with site counts and tail calls", async () => {
+  const wat = `(module (memory 1)
+    (func $f (export "f") (param i32) (result i32) (local i32) ${WORK("0", "1")} ${WORK("0", "1")} (i32.load (i32.const 64)))
+    (func $g (export "g") (param i32) (result i32) (local i32) ${WORK("0", "1")} (i32.load (i32.const 64))))`;
+  const input = await parse(wat);
+  const { binary, report } = optimize(input, { passes: ["fold-blocks"] });
+  assert.ok(binary.length < input.length);
+  const entries = report.mergeMap.filter((e) => e.became === "extracted");
+  assert.deepEqual(
+    entries.map((e) => [e.function.origin, e.function.name, e.sites, e.tail ?? false]).sort(),
+    [[0, "f", 2, false], [1, "g", 1, false]],
+  );
+  const into = entries[0]!.into;
+  assert.ok(into.origin < 0, "the new function has no input index");
+  assert.equal(into.name, "folded_block$0");
+  assert.equal(into.output, 2, "appended after f and g");
+  assert.ok(entries.every((e) => e.into.output === into.output));
+});
+
+test("the merge map marks extracted code that is reached by tail calls", async () => {
+  const input = await parse(TAIL_WAT);
+  const { report } = optimize(input, { passes: ["fold-blocks"], features: { "tail-call": true } });
+  const entries = report.mergeMap.filter((e) => e.became === "extracted");
+  assert.equal(entries.length, 2);
+  assert.ok(entries.every((e) => e.tail === true && e.sites === 1));
+});

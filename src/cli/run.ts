@@ -57,8 +57,9 @@ options:
                       (default: ${DEFAULT_PIPELINE.join(",") || "none"})
       --json FILE     also write the report as JSON to FILE ("-" = stdout)
       --map FILE      write the merge map as JSON to FILE ("-" = stdout): what
-                      became of each folded or merged function, by input index
-                      and name, and where it is in the output
+                      became of each folded or merged function, and which new
+                      functions hold code extracted from a function, by input
+                      index and name, and where each is in the output
       --target T      what counts as smaller: raw (the .wasm bytes), gzip,
                       brotli (transfer size), or balanced (default: raw
                       bytes shrink while neither gzip nor brotli grows)

@@ -1,7 +1,9 @@
 // The merge map: for every folded or merged original function, what it
-// became. Entries name functions by their index in the input module (their
-// origin) and name; resolveMergeMap adds where each ended up in the output,
-// so a stack trace through merged code can be symbolicated.
+// became, and for every function that code was extracted from (outline,
+// fold-blocks), which new function now holds that code. Entries name
+// functions by their index in the input module (their origin) and name;
+// resolveMergeMap adds where each ended up in the output, so a stack trace
+// through merged or extracted code can be symbolicated.
 
 import type { Module } from "../ir/module.js";
 
@@ -15,11 +17,42 @@ export interface FuncLabel {
 
 export interface MergeMapEntry {
   function: FuncLabel;
-  /** folded: removed, its references now reach `into`; thunk: its body now calls `into` with `args`. */
-  became: "folded" | "thunk";
+  /**
+   * folded: removed, its references now reach `into`; thunk: its body now
+   * calls `into` with `args`; extracted: `sites` pieces of its code were
+   * moved into `into`, a function a pass created, and are called from there.
+   */
+  became: "folded" | "thunk" | "extracted";
   into: FuncLabel;
   /** Extra arguments the thunk passes, as text ("i32.const 5", "callee 12 (name)"). */
   args?: string[];
+  /** extracted: how many places of `function` now call `into`. */
+  sites?: number;
+  /**
+   * extracted: some of those places tail-call `into` (return_call), so a
+   * stack trace inside `into` may not show `function` as its caller.
+   */
+  tail?: boolean;
+}
+
+/**
+ * Entries for code extracted into new functions: one per (host, new function)
+ * pair. `calls` lists, per call site made, the host's and callee's current
+ * indices and whether the call is a tail call.
+ */
+export function extractedEntries(m: Module, calls: readonly { host: number; callee: number; tail: boolean }[]): MergeMapEntry[] {
+  const by = new Map<string, MergeMapEntry>();
+  for (const c of calls) {
+    const key = `${c.host}>${c.callee}`;
+    const e = by.get(key);
+    if (e) {
+      e.sites!++;
+      if (c.tail) e.tail = true;
+    } else {
+      by.set(key, { function: funcLabel(m, c.host), became: "extracted", into: funcLabel(m, c.callee), sites: 1, ...(c.tail ? { tail: true } : {}) });
+    }
+  }
+  return [...by.values()];
 }
 
 const created = new WeakMap<Module, number>();

@@ -41,7 +41,7 @@ export interface PassContext {
   note(message: string): void;
   /** Shared pass options. */
   options?: PassOptions;
-  /** Records what became of a folded or merged function (for `--map`). */
+  /** Records what became of a folded or merged function, or where code extracted from a function went (for `--map`). */
   record?(entry: MergeMapEntry): void;
 }
 

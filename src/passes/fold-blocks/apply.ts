@@ -25,9 +25,11 @@ export function cloneForTrial(m: Module): Module {
 
 /**
  * Adds one function per fold and rewrites the callers. `counter` numbers
- * new functions for their names. Returns the new functions' indices.
+ * new functions for their names; `calls`, if given, receives every call site
+ * made (for the merge map). Returns the new functions' indices.
  */
-export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, trial: boolean, counter = 0): number[] {
+export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, trial: boolean, counter = 0,
+  calls?: { host: number; callee: number; tail: boolean }[]): number[] {
   const nImp = m.numImportedFuncs;
   const indices: number[] = [];
   const bySite = new Map<number, { site: Site; shape: Shape; callee: number }[]>();
@@ -56,6 +58,7 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
     for (const { site, shape, callee } of list) {
       for (; i < site.region.start; i++) copy(b, body, i);
       emitCall(b, site, shape, callee, o);
+      calls?.push({ host: nImp + pos, callee, tail: shape.tail === "return" && o.tailCall });
       i = site.region.end;
     }
     for (; i < body.count; i++) copy(b, body, i);
