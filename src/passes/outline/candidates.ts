@@ -116,7 +116,19 @@ export function benefitOf(ctx: EvalContext, c: Candidate, keep: readonly number[
   return g - functionOverhead(ctx, c, funcIndex);
 }
 
-/** Scratch shared by evaluations. */
+/** Grows a typed array scratch buffer to hold at least `n` entries (contents not kept). */
+function ensure<T extends Int32Array | Uint8Array | Float64Array>(a: T, n: number): T {
+  if (a.length >= n) return a;
+  let len = a.length * 2;
+  while (len < n) len *= 2;
+  return new (a.constructor as { new (n: number): T })(len);
+}
+
+/**
+ * Scratch shared by evaluations. Most repeats turn out not to pay, so every
+ * evaluation first runs allocation-free bounds on scratch buffers and only
+ * builds a Candidate once the cheap bounds leave a chance of a gain.
+ */
 export class Evaluator {
   private typer: StackTyper;
   private depthAt = new Int32Array(MAX_LEN);
@@ -125,6 +137,33 @@ export class Evaluator {
   private epoch = 0;
   /** Benefit a candidate must beat to be worth keeping (raised as the pool fills). */
   floor = 0;
+  // legal lengths found by evaluate
+  private legalLen = new Int32Array(MAX_LEN);
+  private legalKind = new Uint8Array(MAX_LEN);
+  private legalDistinct = new Int32Array(MAX_LEN);
+  // per occurrence of a repeat (grown on demand)
+  private xsAll = new Int32Array(1024);
+  private pat = new Int32Array(1024);
+  private ncOf = new Int32Array(64);
+  private groupRep = new Int32Array(64);
+  private groupHash = new Int32Array(64);
+  private groupSize = new Int32Array(64);
+  private groupOf = new Int32Array(64);
+  private first = new Int32Array(65);
+  private fill = new Int32Array(64);
+  private members = new Int32Array(64);
+  private occ = new Int32Array(64);
+  private slots = new Int32Array(128);
+  private sortKeys = new Float64Array(64);
+  // per canonical local / local op of the group being planned
+  private read: Uint8Array;
+  private written: Uint8Array;
+  private definedFirst: Uint8Array;
+  private seen: Uint8Array;
+  private canonAt = new Int32Array(MAX_LEN);
+  /** ctx.nameCost(costFuncIndex), cached: it builds a string. */
+  private costFuncIndex = -1;
+  private nameCostNow = 0;
 
   constructor(private readonly ctx: EvalContext) {
     this.typer = new StackTyper(ctx.env);
@@ -132,6 +171,19 @@ export class Evaluator {
     for (const info of ctx.corpus.infos) maxLocals = Math.max(maxLocals, info.localTypes.length);
     this.stamp = new Int32Array(maxLocals);
     this.canon = new Int32Array(maxLocals);
+    this.read = new Uint8Array(maxLocals);
+    this.written = new Uint8Array(maxLocals);
+    this.definedFirst = new Uint8Array(maxLocals);
+    this.seen = new Uint8Array(maxLocals);
+  }
+
+  private nameCost(): number {
+    const f = this.ctx.nextFunc;
+    if (f !== this.costFuncIndex) {
+      this.costFuncIndex = f;
+      this.nameCostNow = this.ctx.nameCost(f);
+    }
+    return this.nameCostNow;
   }
 
   /**
@@ -141,14 +193,17 @@ export class Evaluator {
   evaluate(positions: Int32Array | number[], maxLen: number, minLen: number, out: Candidate[]): void {
     const { corpus } = this.ctx;
     const p0 = positions[0]!;
+    maxLen = Math.min(maxLen, MAX_LEN);
+    // evaluateLength's quick bound at the longest length: copies only grow with it
+    const longest = corpus.psize[p0 + maxLen]! - corpus.psize[p0]!;
+    if ((positions.length - 1) * longest - positions.length * (1 + u32Size(this.ctx.nextFunc)) <= 4) return;
     const info = corpus.infos[corpus.funcAt[p0]!]!;
     const i0 = p0 - info.start;
     const body = info.body;
     const lt = (x: number) => info.localTypes[x]!;
     const typer = this.typer;
     typer.reset(info.results, true);
-    maxLen = Math.min(maxLen, MAX_LEN);
-    const legal: { len: number; kind: number; distinct: number }[] = [];
+    let nLegal = 0;
     const ep = ++this.epoch;
     let distinct = 0;
     for (let t = 0; t < maxLen; t++) {
@@ -168,19 +223,27 @@ export class Evaluator {
       if (typer.depth !== 0) continue;
       const len = t + 1;
       if (typer.unreachable) {
-        if (len >= minLen) legal.push({ len, kind: typer.returns ? RET : TRAP, distinct });
+        if (len >= minLen) {
+          this.legalLen[nLegal] = len;
+          this.legalKind[nLegal] = typer.returns ? RET : TRAP;
+          this.legalDistinct[nLegal++] = distinct;
+        }
         break;
       }
-      if (!typer.returns && len >= minLen) legal.push({ len, kind: NORMAL, distinct });
+      if (!typer.returns && len >= minLen) {
+        this.legalLen[nLegal] = len;
+        this.legalKind[nLegal] = NORMAL;
+        this.legalDistinct[nLegal++] = distinct;
+      }
     }
     let lastDistinct = Infinity;
     let tried = 0;
-    for (let k = legal.length - 1; k >= 0 && tried < MAX_LENGTHS; k--) {
-      const l = legal[k]!;
-      if (l.distinct >= lastDistinct) continue;
-      lastDistinct = l.distinct;
+    for (let k = nLegal - 1; k >= 0 && tried < MAX_LENGTHS; k--) {
+      const d = this.legalDistinct[k]!;
+      if (d >= lastDistinct) continue;
+      lastDistinct = d;
       tried++;
-      this.evaluateLength(positions, l.len, l.kind, out);
+      this.evaluateLength(positions, this.legalLen[k]!, this.legalKind[k]!, out);
     }
   }
 
@@ -188,14 +251,17 @@ export class Evaluator {
     const ctx = this.ctx;
     const corpus = ctx.corpus;
     const psize = corpus.psize;
+    const nOcc = positions.length;
+    const call = 1 + u32Size(ctx.nextFunc);
     // quick bound: even with free call sites and a free function this must pay
     const firstBytes = psize[positions[0]! + len]! - psize[positions[0]!]!;
-    if ((positions.length - 1) * firstBytes - positions.length * (1 + u32Size(ctx.nextFunc)) <= 4) return;
+    if ((nOcc - 1) * firstBytes - nOcc * call <= 4) return;
 
     // signature from the first occurrence
     const p0 = positions[0]!;
     const info0 = corpus.infos[corpus.funcAt[p0]!]!;
     const i0 = p0 - info0.start;
+    const ops0 = info0.body.ops;
     const typer = this.typer;
     typer.reset(info0.results, true);
     const lt0 = (x: number) => info0.localTypes[x]!;
@@ -203,31 +269,52 @@ export class Evaluator {
     let stripReturn = false;
     for (let t = 0; t < len; t++) {
       this.depthAt[t] = typer.depth;
-      if (t === len - 1 && kind === RET && info0.body.ops[i0 + t] === RETURN) {
+      if (t === len - 1 && kind === RET && ops0[i0 + t] === RETURN) {
         stripReturn = !typer.unreachable && typer.height <= info0.results.length;
       }
       typer.step(info0.body, i0 + t, lt0);
     }
     if (!typer.ok) return;
-    const stackParams = typer.inputsRev.slice().reverse();
-    const stackResults = kind === NORMAL ? Array.from(typer.vals.subarray(0, typer.sp)) : [];
-    if (!stackParams.every(allowedType) || !stackResults.every(allowedType)) return;
+    const S = typer.inputsRev.length;
+    for (let k = 0; k < S; k++) if (!allowedType(typer.inputsRev[k]!)) return;
+    const nStackResults = kind === NORMAL ? typer.sp : 0;
+    for (let k = 0; k < nStackResults; k++) if (!allowedType(typer.vals[k]!)) return;
+    // plan refuses more results than this, and the stack results are among them
+    if (kind === NORMAL && nStackResults > (ctx.multiValue ? MAX_RESULTS : 1)) return;
 
     // every copy but one becoming a bare call must beat the floor
     {
-      const call = 1 + u32Size(ctx.nextFunc);
       let ub = -firstBytes;
-      for (let k = 0; k < positions.length; k++) ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
+      for (let k = 0; k < nOcc; k++) ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
       if (ub <= Math.max(0, this.floor)) return;
     }
-    // group occurrences by canonical local pattern
-    const nOcc = positions.length;
+    // the new function costs at least its instructions with 1-byte local
+    // indices, the stack-param pushes, end, local-decl count, size prefix,
+    // type index and name; each kept copy gains at most its bytes minus a bare call
     let localOps = 0;
-    for (let t = 0; t < len; t++) if (LOCAL_WORDS[info0.body.ops[i0 + t]!]) localOps++;
+    let shrink = 0;
+    {
+      const b0 = info0.body;
+      for (let t = 0; t < len; t++) {
+        const lw = LOCAL_WORDS[ops0[i0 + t]!];
+        if (!lw) continue;
+        localOps++;
+        shrink += u32Size(b0.imm[b0.immStart[i0 + t]! + lw[0]!]!) - 1;
+      }
+      const extra = (kind === RET && !ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
+      const minFunc = firstBytes - shrink + 2 * S + (stripReturn ? 0 : 1) + 3 + this.nameCost();
+      let ub = -minFunc;
+      for (let k = 0; k < nOcc; k++) ub += Math.max(0, psize[positions[k]! + len]! - psize[positions[k]!]! - call - extra);
+      if (ub <= 0) return;
+    }
+    const stackParams: ValType[] = typer.inputsRev.slice().reverse();
+    const stackResults: ValType[] = Array.from(typer.vals.subarray(0, nStackResults));
+
+    // group occurrences by canonical local pattern
     const stride = Math.max(1, localOps);
-    const xsAll = new Int32Array(nOcc * stride);
-    const pat = new Int32Array(nOcc * stride);
-    const ncOf = new Int32Array(nOcc);
+    const xsAll = (this.xsAll = ensure(this.xsAll, nOcc * stride));
+    const pat = (this.pat = ensure(this.pat, nOcc * stride));
+    const ncOf = (this.ncOf = ensure(this.ncOf, nOcc));
     const samePattern = (a: number, b: number): boolean => {
       for (let t = 0; t < localOps; t++) if (pat[a * stride + t] !== pat[b * stride + t]) return false;
       if (kind !== RET) return true;
@@ -238,11 +325,13 @@ export class Evaluator {
     // groups by pattern: open addressing on the pattern hash (most groups of long repeats are singletons)
     let cap = 16;
     while (cap < nOcc * 2) cap <<= 1;
-    const slots = new Int32Array(cap).fill(-1);
-    const groupRep = new Int32Array(nOcc);
-    const groupHash = new Int32Array(nOcc);
-    const groupSize = new Int32Array(nOcc);
-    const groupOf = new Int32Array(nOcc);
+    const slots = (this.slots = ensure(this.slots, cap));
+    slots.fill(-1, 0, cap);
+    const groupRep = (this.groupRep = ensure(this.groupRep, nOcc));
+    const groupHash = (this.groupHash = ensure(this.groupHash, nOcc));
+    const groupSize = (this.groupSize = ensure(this.groupSize, nOcc));
+    const groupOf = (this.groupOf = ensure(this.groupOf, nOcc));
+    groupSize.fill(0, 0, nOcc);
     let nGroups = 0;
     const localX = corpus.localX;
     for (let k = 0; k < nOcc; k++) {
@@ -269,7 +358,7 @@ export class Evaluator {
           h = Math.imul(h ^ c, 0x01000193) + 1;
         }
         ncOf[k] = nc;
-      }
+      } else ncOf[k] = 0;
       let slot = (h ^ (h >>> 15)) & (cap - 1);
       let gid = -1;
       for (;;) {
@@ -290,58 +379,103 @@ export class Evaluator {
       groupOf[k] = gid;
       groupSize[gid]!++;
     }
-    // members of each group, contiguous, in position order
-    const first = new Int32Array(nGroups + 1);
-    for (let g = 0; g < nGroups; g++) first[g + 1] = first[g]! + groupSize[g]!;
-    const fill = first.slice(0, nGroups);
-    const members = new Int32Array(nOcc);
+    // members of each group, contiguous, in suffix-array order
+    const first = (this.first = ensure(this.first, nGroups + 1));
+    const fill = (this.fill = ensure(this.fill, nGroups));
+    first[0] = 0;
+    for (let g = 0; g < nGroups; g++) {
+      first[g + 1] = first[g]! + groupSize[g]!;
+      fill[g] = first[g]!;
+    }
+    const members = (this.members = ensure(this.members, nOcc));
     for (let k = 0; k < nOcc; k++) members[fill[groupOf[k]!]!++] = k;
-    const call = 1 + u32Size(ctx.nextFunc);
+    const occ = (this.occ = ensure(this.occ, nOcc));
     const floor = Math.max(0, this.floor);
 
     for (let g = 0; g < nGroups; g++) {
-      if (groupSize[g]! < 2) continue;
-      const list = members.subarray(first[g]!, first[g + 1]!);
+      const size = groupSize[g]!;
+      if (size < 2) continue;
+      const lo = first[g]!;
+      const hi = first[g + 1]!;
       // upper bound: every copy but one becomes a bare call
-      let ub = -(psize[positions[list[0]!]! + len]! - psize[positions[list[0]!]!]!);
-      for (const k of list) ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
+      let ub = -(psize[positions[members[lo]!]! + len]! - psize[positions[members[lo]!]!]!);
+      for (let m = lo; m < hi; m++) {
+        const k = members[m]!;
+        ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
+      }
       if (ub <= floor) continue;
-      list.sort((a, b) => positions[a]! - positions[b]!);
-      const occ: number[] = [];
+      this.sortByPosition(positions, lo, hi);
+      let nKeep = 0;
       let end = -1;
-      for (const k of list) {
+      for (let m = lo; m < hi; m++) {
+        const k = members[m]!;
         if (positions[k]! >= end) {
-          occ.push(k);
+          occ[nKeep++] = k;
           end = positions[k]! + len;
         }
       }
-      if (occ.length < 2) continue;
-      const c = this.plan(positions, occ, xsAll, stride, ncOf[occ[0]!]!, len, kind, stackParams, stackResults, stripReturn);
+      if (nKeep < 2) continue;
+      const c = this.plan(positions, occ, nKeep, xsAll, stride, ncOf[occ[0]!]!, len, kind, stackParams, stackResults, stripReturn);
       if (c) out.push(c);
     }
   }
 
-  /** Roles of the locals, types and exact bytes for one group of occurrences (`occ`: indices into positions). */
-  private plan(positions: Int32Array | number[], occ: number[], xsAll: Int32Array, stride: number, nc: number, len: number, kind: number,
+  /** Sorts members[lo, hi) (indices into positions) by position: insertion sort when short, a native sort of packed keys otherwise. */
+  private sortByPosition(positions: Int32Array | number[], lo: number, hi: number): void {
+    const members = this.members;
+    const n = hi - lo;
+    if (n <= 24) {
+      for (let a = lo + 1; a < hi; a++) {
+        const k = members[a]!;
+        const pk = positions[k]!;
+        let b = a - 1;
+        while (b >= lo && positions[members[b]!]! > pk) {
+          members[b + 1] = members[b]!;
+          b--;
+        }
+        members[b + 1] = k;
+      }
+      return;
+    }
+    // positions are distinct and below 2^31: position * 2^22 + k is exact in a double while k < 2^22
+    if (positions.length > 1 << 22) {
+      const sorted = Array.from(members.subarray(lo, hi)).sort((a, b) => positions[a]! - positions[b]!);
+      members.set(sorted, lo);
+      return;
+    }
+    const keys = (this.sortKeys = ensure(this.sortKeys, n));
+    for (let m = 0; m < n; m++) {
+      const k = members[lo + m]!;
+      keys[m] = positions[k]! * 4194304 + k;
+    }
+    const view = keys.subarray(0, n).sort();
+    for (let m = 0; m < n; m++) members[lo + m] = view[m]! % 4194304;
+  }
+
+  /** Roles of the locals, types and exact bytes for one group of occurrences (`occ[0, nOcc)`: indices into positions, by position). */
+  private plan(positions: Int32Array | number[], occ: Int32Array, nOcc: number, xsAll: Int32Array, stride: number, nc: number, len: number, kind: number,
     stackParams: ValType[], stackResults: ValType[], stripReturn: boolean): Candidate | null {
     const ctx = this.ctx;
     const corpus = ctx.corpus;
-    const nOcc = occ.length;
-    const occs = Int32Array.from(occ, (k) => positions[k]!);
-    const xs = new Int32Array(nOcc * nc);
-    for (let j = 0; j < nOcc; j++) for (let c = 0; c < nc; c++) xs[j * nc + c] = xsAll[occ[j]! * stride + c]!;
-    const repP = occs[0]!;
+    const psize = corpus.psize;
+    const repP = positions[occ[0]!]!;
     const info = corpus.infos[corpus.funcAt[repP]!]!;
     const b = info.body;
     const i0 = repP - info.start;
-    const canonTypes = Array.from(xs.subarray(0, nc), (x) => info.localTypes[x]!);
-    if (!canonTypes.every(allowedType)) return null;
-    const read = new Uint8Array(nc);
-    const written = new Uint8Array(nc);
-    const definedFirst = new Uint8Array(nc);
-    const seen = new Uint8Array(nc);
+    const rep = occ[0]! * stride;
+    for (let c = 0; c < nc; c++) if (!allowedType(info.localTypes[xsAll[rep + c]!]!)) return null;
+    const read = this.read;
+    const written = this.written;
+    const definedFirst = this.definedFirst;
+    const seen = this.seen;
+    read.fill(0, 0, nc);
+    written.fill(0, 0, nc);
+    definedFirst.fill(0, 0, nc);
+    seen.fill(0, 0, nc);
     let ci = 0;
-    const canonAt: number[] = []; // canonical id per local op, in order
+    const canonAt = this.canonAt; // canonical id per local op, in order
+    let nLocalOps = 0;
+    let shrink = 0;
     {
       const ep = ++this.epoch;
       for (let t = 0; t < len; t++) {
@@ -353,8 +487,9 @@ export class Evaluator {
           this.stamp[x] = ep;
           this.canon[x] = ci++;
         }
+        shrink += u32Size(x) - 1;
         const c = this.canon[x]!;
-        canonAt.push(c);
+        canonAt[nLocalOps++] = c;
         const isWrite = op === LOCAL_SET || op === LOCAL_TEE;
         if (!seen[c]) {
           seen[c] = 1;
@@ -365,17 +500,31 @@ export class Evaluator {
       }
     }
     // bound before liveness: every site pays at least the call and the reads of certain parameters
-    {
-      const call = 1 + u32Size(ctx.nextFunc);
-      const repBytes = corpus.psize[repP + len]! - corpus.psize[repP]!;
-      let ub = -Math.max(0, repBytes - 2 * canonAt.length);
-      for (let j = 0; j < nOcc; j++) {
-        const p = occs[j]!;
-        ub += corpus.psize[p + len]! - corpus.psize[p]! - call;
-        for (let c = 0; c < nc; c++) if (read[c] && !definedFirst[c]) ub -= 1 + u32Size(xs[j * nc + c]!);
-      }
-      if (ub <= Math.max(0, this.floor)) return null;
+    const call = 1 + u32Size(ctx.nextFunc);
+    const repBytes = psize[repP + len]! - psize[repP]!;
+    let sites = 0;
+    for (let j = 0; j < nOcc; j++) {
+      const p = positions[occ[j]!]!;
+      sites += psize[p + len]! - psize[p]! - call;
+      const xo = occ[j]! * stride;
+      for (let c = 0; c < nc; c++) if (read[c] && !definedFirst[c]) sites -= 1 + u32Size(xsAll[xo + c]!);
     }
+    if (sites - Math.max(0, repBytes - 2 * nLocalOps) <= Math.max(0, this.floor)) return null;
+    // the same with the function's least cost (see evaluateLength) instead of the rough one
+    {
+      const extra = (kind === RET && !ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
+      const minFunc = repBytes - shrink + 2 * stackParams.length + (stripReturn ? 0 : 1) + 3 + this.nameCost();
+      if (sites - nOcc * extra - minFunc <= 0) return null;
+    }
+    const occs = new Int32Array(nOcc);
+    const xs = new Int32Array(nOcc * nc);
+    for (let j = 0; j < nOcc; j++) {
+      occs[j] = positions[occ[j]!]!;
+      const xo = occ[j]! * stride;
+      for (let c = 0; c < nc; c++) xs[j * nc + c] = xsAll[xo + c]!;
+    }
+    const canonTypes: ValType[] = new Array(nc);
+    for (let c = 0; c < nc; c++) canonTypes[c] = info.localTypes[xs[c]!]!;
     // results: written locals live after the sequence in some occurrence
     const resultLocals: number[] = [];
     let liveAt: Uint8Array | null = null;
@@ -473,7 +622,7 @@ export class Evaluator {
       bodyBytes: declBytes + code,
       benefit: 0,
     };
-    c.benefit = benefitOf(ctx, c, occ.map((_, k) => k), ctx.nextFunc);
+    c.benefit = benefitOf(ctx, c, Array.from({ length: nOcc }, (_, k) => k), ctx.nextFunc);
     return c.benefit > 0 ? c : null;
   }
 }

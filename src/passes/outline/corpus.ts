@@ -31,7 +31,8 @@ export interface FuncInfo {
   results: readonly ValType[];
   /** String position of instruction 0. */
   start: number;
-  liveness: Liveness | null | undefined;
+  /** Facts shared with other rounds, liveness among them (computed on first use). */
+  facts: { liveness: Liveness | null | undefined };
 }
 
 export interface Corpus {
@@ -48,8 +49,9 @@ export interface Corpus {
 }
 
 export function liveness(info: FuncInfo): Liveness | null {
-  if (info.liveness === undefined) info.liveness = computeLiveness(info.body, info.localTypes.length);
-  return info.liveness;
+  const f = info.facts;
+  if (f.liveness === undefined) f.liveness = computeLiveness(info.body, info.localTypes.length);
+  return f.liveness;
 }
 
 function instrHash(body: Body, i: number, lt: Int32Array): number {
@@ -83,66 +85,114 @@ function instrEqual(a: Body, i: number, la: Int32Array, b: Body, j: number, lb: 
   return true;
 }
 
-export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined): Corpus {
-  const infos: FuncInfo[] = [];
-  let total = 0;
-  const typer = new StackTyper(env);
-  const heights: (Int32Array | null)[] = [];
-  for (let fi = 0; fi < m.functions.length; fi++) {
-    const f = m.functions[fi]!;
+/** What buildCorpus learns about one function that depends only on its body. */
+interface FuncFacts {
+  /** The body these facts are about (decoded here when the function had none). */
+  body: Body;
+  typeIndex: number;
+  locals: Func["locals"];
+  localTypes: Int32Array;
+  /** Null when the stack typer does not understand the function. */
+  height: Int32Array | null;
+  /** Per instruction: content id in the cache's intern table (-1: unreachable code, a unique symbol). */
+  ids: Int32Array;
+  /** Per instruction: encoded size. */
+  sizes: Int32Array;
+  liveness: Liveness | null | undefined;
+}
+
+/**
+ * Per-function facts kept across the rounds of one outline run. A round
+ * only appends types and functions and replaces the bodies of functions it
+ * outlines from, so a function whose body, type and locals are the ones a
+ * fact was computed from has the same typing, liveness and symbols; only
+ * changed and new functions are analysed again.
+ */
+export class CorpusCache {
+  readonly facts = new Map<Func, FuncFacts>();
+  // intern table of instruction contents (a local index stands for its local's type)
+  readonly bySym = new Map<number, number[]>();
+  readonly repBody: Body[] = [];
+  readonly repInstr: number[] = [];
+  readonly repLt: Int32Array[] = [];
+
+  intern(body: Body, i: number, lt: Int32Array): number {
+    const h = instrHash(body, i, lt);
+    let list = this.bySym.get(h);
+    if (list) {
+      for (const c of list) if (instrEqual(this.repBody[c]!, this.repInstr[c]!, this.repLt[c]!, body, i, lt)) return c;
+    } else this.bySym.set(h, (list = []));
+    const id = this.repBody.length;
+    list.push(id);
+    this.repBody.push(body);
+    this.repInstr.push(i);
+    this.repLt.push(lt);
+    return id;
+  }
+
+  factsOf(m: Module, env: StackEnv, f: Func, typer: StackTyper): FuncFacts {
+    const old = this.facts.get(f);
+    if (old && (f.body === null || f.body === old.body) && f.typeIndex === old.typeIndex && f.locals === old.locals) return old;
     const body = f.body ?? decodeFunctionBody(m, f);
     const localTypes = localTypesOf(env, f.typeIndex, f.locals);
     const st = analyzeStack(env, f.typeIndex, localTypes, body, typer);
-    if (!st) continue;
-    infos.push({ index: fi, func: f, body, localTypes, results: env.results[f.typeIndex] ?? [], start: total, liveness: undefined });
-    heights.push(st.height);
+    const n = body.count - 1;
+    const ids = new Int32Array(st ? n : 0);
+    const sizes = new Int32Array(st ? n : 0);
+    if (st) {
+      const height = st.height;
+      for (let i = 0; i < n; i++) {
+        sizes[i] = instrSize(body, i);
+        const op = body.ops[i]!;
+        ids[i] = height[i]! < 0 && op !== END && op !== ELSE ? -1 : this.intern(body, i, localTypes);
+      }
+    }
+    const facts: FuncFacts = { body, typeIndex: f.typeIndex, locals: f.locals, localTypes, height: st ? st.height : null, ids, sizes, liveness: undefined };
+    this.facts.set(f, facts);
+    return facts;
+  }
+}
+
+export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, cache = new CorpusCache()): Corpus {
+  const infos: FuncInfo[] = [];
+  const facts: FuncFacts[] = [];
+  let total = 0;
+  const typer = new StackTyper(env);
+  for (let fi = 0; fi < m.functions.length; fi++) {
+    const f = m.functions[fi]!;
+    const ff = cache.factsOf(m, env, f, typer);
+    if (!ff.height) continue;
+    const body = ff.body;
+    infos.push({ index: fi, func: f, body, localTypes: ff.localTypes, results: env.results[f.typeIndex] ?? [], start: total, facts: ff });
+    facts.push(ff);
     total += body.count; // count - 1 instructions + 1 separator
   }
   const s = new Int32Array(total);
   const funcAt = new Int32Array(total).fill(-1);
   const psize = new Float64Array(total + 1);
   const localX = new Int32Array(total).fill(-1);
-  const bySym = new Map<number, number[]>();
-  const repBody: Body[] = [];
-  const repInstr: number[] = [];
-  const repLt: Int32Array[] = [];
+  // symbols are numbered by first appearance, as interning in this order would number them
+  const symOf = new Int32Array(cache.repBody.length).fill(-1);
   let next = 0;
   let acc = 0;
   infos.forEach((info, k) => {
-    const { body, localTypes: lt, start, func } = info;
-    const height = heights[k]!;
+    const { body, start, func } = info;
+    const { ids, sizes } = facts[k]!;
     for (let i = 0; i < body.count - 1; i++) {
       const p = start + i;
-      const sz = instrSize(body, i);
       psize[p] = acc;
-      acc += sz;
+      acc += sizes[i]!;
       funcAt[p] = k;
       const op = body.ops[i]!;
       const lw = LOCAL_WORDS[op];
       if (lw) localX[p] = body.imm[body.immStart[i]! + lw[0]!]!;
-      const dead = height[i]! < 0 && op !== END && op !== ELSE;
-      if (dead || (hot && hot.isHotInstruction(func, i))) {
+      const id = ids[i]!;
+      if (id < 0 || (hot && hot.isHotInstruction(func, i))) {
         s[p] = next++;
         continue;
       }
-      const h = instrHash(body, i, lt);
-      let list = bySym.get(h);
-      let sym = -1;
-      if (list) {
-        for (const c of list) {
-          if (instrEqual(repBody[c]!, repInstr[c]!, repLt[c]!, body, i, lt)) {
-            sym = c;
-            break;
-          }
-        }
-      } else bySym.set(h, (list = []));
-      if (sym < 0) {
-        sym = next++;
-        list.push(sym);
-        repBody[sym] = body;
-        repInstr[sym] = i;
-        repLt[sym] = lt;
-      }
+      let sym = symOf[id]!;
+      if (sym < 0) symOf[id] = sym = next++;
       s[p] = sym;
     }
     const sep = start + body.count - 1;

@@ -15,7 +15,7 @@ import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
 import type { Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { Evaluator, lcpIntervals, prune, type Candidate, type EvalContext } from "./candidates.js";
-import { buildCorpus, plainAt, type Corpus } from "./corpus.js";
+import { buildCorpus, CorpusCache, plainAt, type Corpus } from "./corpus.js";
 import { applyChosen } from "./rewrite.js";
 import { selectCandidates, type Chosen } from "./select.js";
 import { lcpArray, suffixArray } from "./suffix-array.js";
@@ -52,10 +52,11 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
   const budget = { left: -1 };
   let ordinal = 0;
   let big = false;
+  const cache = new CorpusCache();
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (big && round >= BIG_ROUNDS) break;
     const env = stackEnv(m);
-    const corpus = buildCorpus(m, env, options?.hot);
+    const corpus = buildCorpus(m, env, options?.hot, cache);
     const n = corpus.s.length;
     if (round === 0) big = n > BIG;
     const ctx: EvalContext = {
