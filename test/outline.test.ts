@@ -57,6 +57,27 @@ test("outline shares one sequence computed on different locals in three function
   sameBehaviour(input, binary, ["a", "b", "c"].flatMap((n) => ARGS.map((a) => [n, a] as [string, unknown[]])));
 });
 
+test("outline: the merge map names each function code was taken from and the new function", async () => {
+  const wat = `(module
+    (func (export "a") (param i32 i32) (result i32) (local i32) ${SEQ(0, 1, 2)} local.get 2)
+    (func (export "b") (param i32 i32) (result i32) (local i32) ${SEQ(1, 0, 2)} local.get 2 i32.const 1 i32.add)
+    (func (export "c") (param i32 i32) (result i32) (local i32) ${SEQ(0, 1, 2)} local.get 2 local.get 0 i32.xor))`;
+  const { m, report, added } = await run(wat);
+  const entries = report.mergeMap.filter((e) => e.became === "extracted");
+  assert.deepEqual(entries.map((e) => e.function.origin).sort(), [0, 1, 2]);
+  const out = m.functions.length - added.length;
+  for (const e of entries) {
+    assert.equal(e.sites, 1);
+    assert.equal(e.tail, undefined, "a plain call keeps the caller's frame");
+    assert.ok(e.into.origin < 0 && e.into.output! >= out, "into is a new function, after the originals");
+  }
+  const tail = await run(`(module ${[1, 2, 3].map((k) => `(func (export "t${k}") (param i32 i32) (result i32) (local i32)
+    local.get 0 i32.const 3 i32.gt_u if ${SEQ(0, 1, 2)} local.get 2 return end i32.const ${k})`).join(" ")})`, { features: { "tail-call": true } });
+  const tails = tail.report.mergeMap.filter((e) => e.became === "extracted");
+  assert.equal(tails.length, 3);
+  assert.ok(tails.every((e) => e.tail === true), "return_call sites are marked");
+});
+
 test("outline refuses sequences with a branch that leaves them", async () => {
   const fn = (name: string, k: number) => `(func (export "${name}") (param i32 i32) (result i32) (local i32)
     block

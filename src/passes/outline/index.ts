@@ -13,6 +13,7 @@ import type { Module } from "../../ir/module.js";
 import { stackEnv } from "../../analysis/stack-types.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
+import { extractedEntries, type MergeMapEntry } from "../merge-map.js";
 import type { Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { Evaluator, lcpIntervals, prune, type Candidate, type EvalContext } from "./candidates.js";
 import { buildCorpus, CorpusCache, plainAt, type Corpus } from "./corpus.js";
@@ -49,8 +50,10 @@ const MIN_COMPRESSED_BENEFIT = 12;
  * Outlines in place. `accept(ordinal, round)`, if given, decides per chosen
  * candidate (numbered in the order they are taken, across rounds) whether to
  * apply it: for bisecting a miscompile down to one outlined function.
+ * `record`, if given, receives the merge-map entries of the code moved.
  */
-export function outline(m: Module, options: PassOptions | undefined, progress: (f: number) => void = () => {}, accept?: (ordinal: number, round: number) => boolean): OutlineStats {
+export function outline(m: Module, options: PassOptions | undefined, progress: (f: number) => void = () => {}, accept?: (ordinal: number, round: number) => boolean,
+  record?: (entry: MergeMapEntry) => void): OutlineStats {
   const stats: OutlineStats = { functions: 0, sites: 0, rounds: 0, judgements: 0 };
   const multiValue = mayIntroduce(m, options, "multi-value");
   const tailCalls = mayIntroduce(m, options, "tail-call");
@@ -88,7 +91,9 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
       chosen = r.accepted;
       if (chosen.length === 0) break;
     }
-    stats.sites += applyChosen(m, corpus, chosen, { tailCalls, trial: false, firstName: stats.functions });
+    const calls: { host: number; callee: number; tail: boolean }[] = [];
+    stats.sites += applyChosen(m, corpus, chosen, { tailCalls, trial: false, firstName: stats.functions, calls });
+    if (record) for (const e of extractedEntries(m, calls)) record(e);
     stats.functions += chosen.length;
     stats.rounds++;
     progress((round + 1) / MAX_ROUNDS);
@@ -206,7 +211,7 @@ export const outlinePass: Pass = {
   name: "outline",
   description: "outline repeated instruction sequences (locals renamed per occurrence) into new functions called from each copy",
   run(m: Module, ctx: PassContext): PassResult {
-    const s = outline(m, ctx.options, (f) => ctx.progress(f));
+    const s = outline(m, ctx.options, (f) => ctx.progress(f), undefined, ctx.record ? (e) => ctx.record!(e) : undefined);
     if (s.functions > 0) ctx.note(`${s.functions} functions outlined from ${s.sites} sites in ${s.rounds} rounds`);
     return { changed: s.functions > 0, stats: { functionsOutlined: s.functions, callSites: s.sites, rounds: s.rounds, judgements: s.judgements } };
   },

@@ -87,6 +87,8 @@ export interface ApplyOptions {
   trial: boolean;
   /** Numbering for names of new functions (outlined$N). */
   firstName: number;
+  /** Receives every call site made (for the merge map). */
+  calls?: { host: number; callee: number; tail: boolean }[];
 }
 
 /** Rewrites `m` (whose bodies are the ones `corpus` was built from). Returns the number of call sites. */
@@ -138,6 +140,7 @@ export function applyChosen(m: Module, corpus: Corpus, chosen: readonly Chosen[]
       for (; i < at; i++) copyInstr(out, body, i);
       const c = chosen[ci]!.c;
       emitSite(out, c, k, callee[ci]!, opts.tailCalls);
+      opts.calls?.push({ host: nImp + info.index, callee: callee[ci]!, tail: c.kind === RET && opts.tailCalls });
       i = at + c.len;
       count++;
     }
