@@ -1,0 +1,48 @@
+// The size judge: what each target counts, and how ties are broken.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { SizeJudge } from "../src/size-target.js";
+
+const bytes = (n: number, fill = 0): Uint8Array => new Uint8Array(n).fill(fill);
+
+test("raw counts only the .wasm bytes", () => {
+  const j = new SizeJudge("raw");
+  assert.equal(j.better(bytes(10), bytes(9)), true);
+  assert.equal(j.better(bytes(10), bytes(10)), false);
+  assert.equal(j.notWorse(bytes(10), bytes(10)), true);
+  assert.equal(j.notWorse(bytes(10), bytes(11)), false);
+});
+
+test("gzip and brotli targets: the compressed size decides, raw bytes break a tie", () => {
+  // a stand-in compressor: every module compresses to 100 bytes except those filled with 1s (90)
+  const measure = (b: Uint8Array): number => (b[0] === 1 ? 90 : 100);
+  for (const target of ["gzip", "brotli"] as const) {
+    const j = new SizeJudge(target, { [target]: measure });
+    assert.equal(j.better(bytes(10), bytes(12, 1)), true, `${target}: smaller transfer size wins even with more raw bytes`);
+    assert.equal(j.better(bytes(10), bytes(9)), true, `${target}: same transfer size, fewer raw bytes`);
+    assert.equal(j.better(bytes(10), bytes(10)), false, `${target}: nothing smaller`);
+    assert.equal(j.better(bytes(10), bytes(11)), false, `${target}: same transfer size, more raw bytes`);
+    assert.equal(j.better(bytes(10, 1), bytes(5)), false, `${target}: larger transfer size loses whatever the raw bytes`);
+  }
+});
+
+test("balanced: raw bytes must shrink and neither compressed size may grow", () => {
+  const gzip = (b: Uint8Array): number => (b[0] === 2 ? 110 : 100);
+  const brotli = (b: Uint8Array): number => (b[0] === 3 ? 110 : 100);
+  const j = new SizeJudge("balanced", { gzip, brotli });
+  assert.equal(j.better(bytes(10), bytes(9)), true);
+  assert.equal(j.better(bytes(10), bytes(10)), false);
+  assert.equal(j.better(bytes(10), bytes(9, 2)), false, "gzip grew");
+  assert.equal(j.better(bytes(10), bytes(9, 3)), false, "brotli grew");
+  assert.throws(() => new SizeJudge("balanced", { gzip }), /needs a brotli measure/);
+});
+
+test("a fast brotli estimate only refuses: what it finds worse is not measured further", () => {
+  let real = 0;
+  const j = new SizeJudge("brotli", { brotli: (b) => (real++, b.length), brotliFast: (b) => (b[0] === 4 ? 200 : b.length) });
+  assert.equal(j.better(bytes(10), bytes(9, 4)), false);
+  assert.equal(real, 0, "refused on the estimate alone");
+  assert.equal(j.better(bytes(10), bytes(9)), true);
+  assert.equal(real, 2);
+});
