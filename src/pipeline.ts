@@ -198,6 +198,9 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
   } catch (e) {
     throw new UsageError(describe(e));
   }
+  // every pass compares against the module as read: its brotli size can be
+  // computed in the background while the first passes plan
+  judge.prefetch([current]);
   // Profile-guided mode: decide what is hot on the module as read, before any pass.
   const profileNotes: string[] = [];
   let hot: HotCode | undefined;

@@ -21,6 +21,12 @@ export interface SizeMeasures {
    * that is taken.
    */
   brotliFast?: (bytes: Uint8Array) => number;
+  /**
+   * A hint that `brotli` will soon be asked for these modules, so it may
+   * start on them in the background (another thread). Optional: results must
+   * be the same numbers `brotli` would give.
+   */
+  prefetch?: (list: readonly Uint8Array[]) => void;
 }
 
 export interface Sizes {
@@ -32,8 +38,8 @@ export interface Sizes {
 
 type Measure = "gzip" | "brotli" | "brotliFast";
 
-/** A content key for the measurement cache (length + FNV-1a over the bytes). */
-function contentKey(b: Uint8Array): string {
+/** A content key for measurement caches (length + FNV-1a over the bytes). */
+export function contentKey(b: Uint8Array): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
   return `${b.length}:${(h >>> 0).toString(16)}`;
@@ -84,6 +90,16 @@ export class SizeJudge {
     return v;
   }
 
+  /**
+   * Says that these modules will be compared soon: where the measures can
+   * work in the background, their brotli sizes are started now.
+   */
+  prefetch(list: readonly Uint8Array[]): void {
+    if (!this.measures.prefetch || !this.components.includes("brotli")) return;
+    const todo = list.filter((b) => this.entry(b).brotli === undefined);
+    if (todo.length > 0) this.measures.prefetch(todo);
+  }
+
   /** The sizes measured so far for these bytes (no new compressor runs). */
   known(bytes: Uint8Array): Sizes {
     return { ...this.entry(bytes) };
@@ -102,6 +118,8 @@ export class SizeJudge {
     if (this.components.includes("brotli") && this.measures.brotliFast) {
       if (this.measure(after, "brotliFast") > this.measure(before, "brotliFast")) return false;
     }
+    // both sides may need brotli: let the other one start in the background
+    this.prefetch([before, after]);
     // gzip first: it is the cheaper one
     for (const c of this.components) {
       const a = this.measure(before, c);

@@ -14,7 +14,7 @@ import { DEFAULT_PIPELINE, listPasses, resolvePasses } from "../passes/registry.
 import { UnknownPassError, UsageError } from "../errors.js";
 import { SIZE_TARGETS, type SizeTarget } from "../size-target.js";
 import type { FeatureChoices, IntroducibleFeature } from "../passes/features.js";
-import { nodeMeasures } from "./compress.js";
+import { parallelNodeMeasures } from "./compress-pool.js";
 import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
 import { VERSION } from "../version.js";
 import { commit, discard, fsMessage, writeTemp, type PendingFile } from "./files.js";
@@ -278,6 +278,8 @@ export function run(argv: readonly string[], io: CliIO): number {
   const t0 = now();
   let binary: Uint8Array;
   let report: Report;
+  // brotli judgements use a second core (see compress-pool.ts)
+  const parallel = parallelNodeMeasures();
   try {
     ({ binary, report } = optimize(bytes, {
       passes: passNames,
@@ -285,7 +287,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       checked: values.checked ?? false,
       keepExportIdentity: values["keep-export-identity"] ?? false,
       target,
-      measures: nodeMeasures,
+      measures: parallel.measures,
       ...(profile ? { profile } : {}),
       ...(hotThreshold !== undefined ? { hotThreshold } : {}),
       features,
@@ -301,6 +303,8 @@ export function run(argv: readonly string[], io: CliIO): number {
     if (e instanceof ProfileError) return fileError(values.profile ?? "--profile", e.message);
     if (e instanceof UnknownPassError || e instanceof UsageError) return usage(e.message);
     throw e;
+  } finally {
+    void parallel.pool.close();
   }
   bar.clear();
   const elapsed = now() - t0;

@@ -62,16 +62,23 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
   const lazySig = (): Uint32Array => (sig ??= signatures(m));
   const names = judge.compressed && base.length > LARGE ? FEW : ALL;
 
-  let best: LayoutChoice = { name: "original", order: null, tried: 0 };
-  let bestBytes = base;
+  // every candidate is written first, so the judge can measure them in the background
+  const candidates: { name: OrderName; order: number[]; bytes: Uint8Array }[] = [];
   const seen = new Set<string>();
   names.forEach((name, k) => {
-    onProgress?.(k / names.length);
+    onProgress?.(k / (2 * names.length));
     const order = candidateOrder(name, counts, nImp, n, lazySig);
     const key = order.join(",");
     if (isIdentity(order, nImp) || seen.has(key)) return;
     seen.add(key);
-    const bytes = writeWithOrder(base, order);
+    candidates.push({ name, order, bytes: writeWithOrder(base, order) });
+  });
+  judge.prefetch([base, ...candidates.filter((c) => c.bytes.length <= base.length).map((c) => c.bytes)]);
+
+  let best: LayoutChoice = { name: "original", order: null, tried: 0 };
+  let bestBytes = base;
+  candidates.forEach(({ name, order, bytes }, k) => {
+    onProgress?.(0.5 + k / (2 * candidates.length));
     best.tried++;
     // The pipeline returns its input when the output has more raw bytes, so
     // a layout never trades raw bytes for compressed ones.

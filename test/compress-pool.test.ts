@@ -1,0 +1,49 @@
+// The two-core brotli measure gives the same numbers as the plain one,
+// whichever thread ends up compressing.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { BrotliPool, parallelNodeMeasures } from "../src/cli/compress-pool.js";
+import { brotliSize } from "../src/cli/compress.js";
+import { optimize } from "../src/index.js";
+import { nodeMeasures } from "../src/cli/compress.js";
+import { readFileSync } from "node:fs";
+import { projectRoot } from "./spec/run-spec.js";
+import { join } from "node:path";
+
+function sample(n: number, seed: number): Uint8Array {
+  const b = new Uint8Array(n);
+  let x = seed;
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    b[i] = i % 7 === 0 ? x >>> 24 : (i * 31) & 0xff; // compressible, but not trivially
+  }
+  return b;
+}
+
+test("prefetched and plain measures agree, in any order of asking", async () => {
+  const pool = new BrotliPool();
+  try {
+    const list = [0, 1, 2, 3, 4, 5].map((k) => sample(40_000 + 1000 * k, k + 1));
+    pool.prefetch(list);
+    pool.prefetch(list); // a second hint for the same content is a no-op
+    for (const k of [3, 0, 5, 1, 4, 2]) assert.equal(pool.measure(list[k]!), brotliSize(list[k]!));
+    const fresh = sample(30_000, 99);
+    assert.equal(pool.measure(fresh), brotliSize(fresh), "not prefetched: measured on the spot");
+    assert.equal(pool.counts.main + pool.counts.worker, 7, "each measure was made once");
+  } finally {
+    await pool.close();
+  }
+});
+
+test("the CLI's parallel measures give the same optimized module as the plain ones", async () => {
+  const input = new Uint8Array(readFileSync(join(projectRoot(), "fixtures/wasm/graph-Oz-wasmopt.wasm")));
+  const { measures, pool } = parallelNodeMeasures();
+  try {
+    const a = optimize(input, { target: "balanced", measures }).binary;
+    const b = optimize(input, { target: "balanced", measures: nodeMeasures }).binary;
+    assert.deepEqual(a, b);
+  } finally {
+    await pool.close();
+  }
+});
