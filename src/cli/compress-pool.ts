@@ -8,6 +8,7 @@
 // thread never idles while there is queued work. Results are the same
 // numbers as the single-threaded measure (same compressor, same settings).
 
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { contentKey, type SizeMeasures } from "../size-target.js";
 import { brotliSize, nodeMeasures } from "./compress.js";
@@ -123,9 +124,10 @@ export class BrotliPool {
   }
 }
 
-/** Node's measures with brotli on two cores; call `close` when done. */
-export function parallelNodeMeasures(): { measures: SizeMeasures; pool: BrotliPool } {
+/** Node's measures with brotli on two cores (plain ones on a single core); `pool.close()` when done. */
+export function parallelNodeMeasures(cores = availableParallelism()): { measures: SizeMeasures; pool: BrotliPool } {
   const pool = new BrotliPool();
+  if (cores < 2) return { pool, measures: nodeMeasures };
   return {
     pool,
     measures: {

@@ -36,6 +36,14 @@ function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stat
   let before = writeModule(cloneForTrial(m)); // trials carry no name section either
   let budget = judgementBudget(before.length) - stats.judgements;
   const queue: Fold[][] = [folds];
+  const write = (list: Fold[]): Uint8Array => {
+    const trial = cloneForTrial(m);
+    applyFolds(trial, list, o, true);
+    return writeModule(trial);
+  };
+  // the second half of a refused batch is written and measured in the
+  // background while the first is judged (needed as is if the first is refused)
+  const spec = new Map<Fold[], { base: number; bytes: Uint8Array }>();
   while (queue.length > 0) {
     const batch = queue.shift()!;
     if (budget <= 0) {
@@ -44,15 +52,21 @@ function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stat
     }
     budget--;
     stats.judgements++;
-    const trial = cloneForTrial(m);
-    applyFolds(trial, [...taken, ...batch], o, true);
-    const after = writeModule(trial);
+    const s = spec.get(batch);
+    const after = s && s.base === taken.length ? s.bytes : write([...taken, ...batch]);
+    spec.delete(batch);
     if (judge.better(before, after)) {
       taken.push(...batch);
       before = after;
     } else if (batch.length > 1) {
       const half = batch.length >> 1;
-      queue.unshift(batch.slice(0, half), batch.slice(half));
+      const second = batch.slice(half);
+      queue.unshift(batch.slice(0, half), second);
+      if (budget >= 2) {
+        const bytes = write([...taken, ...second]);
+        spec.set(second, { base: taken.length, bytes });
+        judge.prefetch([bytes]);
+      }
     } else stats.refused++;
   }
   // keep the greedy order: site positions and estimates assumed it

@@ -190,17 +190,29 @@ function judgeChoice(m: Module, corpus: Corpus, chosen: Chosen[], judge: SizeJud
   if (budget.left < 0) budget.left = before.length > 4 << 20 ? 3 : before.length > 256 << 10 ? 8 : 24;
   let used = 0;
   const queue: Chosen[][] = [chosen];
+  // the second half of a refused batch is written and measured in the
+  // background while the first is judged (needed as is if the first is refused)
+  const spec = new Map<Chosen[], { base: number; bytes: Uint8Array }>();
   while (queue.length > 0 && used < budget.left) {
     const batch = queue.shift()!;
     const trial = [...accepted, ...batch];
-    const after = write(trial);
+    const s = spec.get(batch);
+    const after = s && s.base === accepted.length ? s.bytes : write(trial);
+    spec.delete(batch);
     used++;
     if (judge.better(before, after)) {
       accepted = trial;
       before = after;
     } else if (batch.length > 1) {
       const h = batch.length >> 1;
-      queue.unshift(batch.slice(0, h), batch.slice(h));
+      const first = batch.slice(0, h);
+      const second = batch.slice(h);
+      queue.unshift(first, second);
+      if (used + 1 < budget.left) {
+        const bytes = write([...accepted, ...second]);
+        spec.set(second, { base: accepted.length, bytes });
+        judge.prefetch([bytes]);
+      }
     }
   }
   budget.left -= used;
