@@ -279,7 +279,8 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
         current = next;
       }
     }
-    if (kept) mapEntries.push(...entries);
+    // a loop, not push(...entries): outline on esbuild records more entries than a call may take arguments
+    if (kept) for (const e of entries) mapEntries.push(e);
     passReports.push({
       name: pass.name,
       bytesBefore: before,

@@ -56,7 +56,7 @@ function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stat
     const after = s && s.base === taken.length ? s.bytes : write([...taken, ...batch]);
     spec.delete(batch);
     if (judge.better(before, after)) {
-      taken.push(...batch);
+      for (const f of batch) taken.push(f);
       before = after;
     } else if (batch.length > 1) {
       const half = batch.length >> 1;

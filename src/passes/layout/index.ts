@@ -62,23 +62,30 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
   const lazySig = (): Uint32Array => (sig ??= signatures(m));
   const names = judge.compressed && base.length > LARGE ? FEW : ALL;
 
-  // every candidate is written first, so the judge can measure them in the background
-  const candidates: { name: OrderName; order: number[]; bytes: Uint8Array }[] = [];
+  const candidates: { name: OrderName; order: number[]; bytes: Uint8Array | null }[] = [];
   const seen = new Set<string>();
-  names.forEach((name, k) => {
-    onProgress?.(k / (2 * names.length));
+  for (const name of names) {
     const order = candidateOrder(name, counts, nImp, n, lazySig);
     const key = order.join(",");
-    if (isIdentity(order, nImp) || seen.has(key)) return;
+    if (isIdentity(order, nImp) || seen.has(key)) continue;
     seen.add(key);
-    candidates.push({ name, order, bytes: writeWithOrder(base, order) });
-  });
-  judge.prefetch([base, ...candidates.filter((c) => c.bytes.length <= base.length).map((c) => c.bytes)]);
+    candidates.push({ name, order, bytes: null });
+  }
+  // Under a compressed target every candidate is written first, so the judge
+  // can measure them in the background; under raw one at a time (on esbuild
+  // each is 10 MB).
+  if (judge.compressed) {
+    for (const c of candidates) c.bytes = writeWithOrder(base, c.order);
+    judge.prefetch([base, ...candidates.map((c) => c.bytes!).filter((b) => b.length <= base.length)]);
+  }
 
   let best: LayoutChoice = { name: "original", order: null, tried: 0 };
   let bestBytes = base;
-  candidates.forEach(({ name, order, bytes }, k) => {
-    onProgress?.(0.5 + k / (2 * candidates.length));
+  candidates.forEach((c, k) => {
+    const { name, order } = c;
+    onProgress?.(k / candidates.length);
+    const bytes = c.bytes ?? writeWithOrder(base, order);
+    c.bytes = null;
     best.tried++;
     // The pipeline returns its input when the output has more raw bytes, so
     // a layout never trades raw bytes for compressed ones.
