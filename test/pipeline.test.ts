@@ -323,3 +323,20 @@ test("CLI: the progress bar appears only on a TTY and only after a second", () =
     unregisterPass("test-grow");
   }
 });
+
+test("a pass may record hundreds of thousands of merge-map entries (outline on esbuild records 213,283)", () => {
+  registerPass({
+    name: "test-many-entries",
+    description: "records many merge-map entries and changes nothing",
+    run(_m, ctx) {
+      for (let i = 0; i < 300_000; i++) ctx.record?.({ function: { origin: 0 }, became: "extracted", into: { origin: -1 }, sites: 1 });
+      return { changed: false };
+    },
+  });
+  try {
+    const { report } = optimize(EXAMPLE, { passes: ["test-many-entries"] });
+    assert.equal(report.mergeMap.length, 300_000);
+  } finally {
+    unregisterPass("test-many-entries");
+  }
+});
