@@ -11,11 +11,17 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { contentKey, type SizeMeasures } from "../size-target.js";
-import { brotliSize, nodeMeasures } from "./compress.js";
+import { brotliSize, LARGE, nodeMeasures } from "./compress.js";
 import { DONE, QUEUED, TAKEN, type Init, type Job } from "./compress-worker.js";
 
 /** Slots are never reused (a stale message could otherwise take a new job): this bounds prefetches per pool. */
 const SLOTS = 1 << 16;
+/**
+ * Larger modules are measured on the main thread only: brotli uses quality 9
+ * there (fast), and a second compressor with its copy of the module cost
+ * esbuild.wasm 480 MiB of peak memory and 1.7 s.
+ */
+const PARALLEL_MAX = LARGE;
 /** Results kept for measures that were prefetched but not asked for yet. */
 const KEEP = 64;
 
@@ -40,8 +46,9 @@ export class BrotliPool {
   /** Starts compressing these in the background (no-op for ones already known or queued). */
   prefetch(list: readonly Uint8Array[]): void {
     for (const bytes of list) {
+      if (this.broken || bytes.length > PARALLEL_MAX || this.next >= SLOTS) continue;
       const key = contentKey(bytes);
-      if (this.broken || this.pending.has(key) || this.done.has(key) || this.next >= SLOTS) continue;
+      if (this.pending.has(key) || this.done.has(key)) continue;
       const slot = this.next++;
       this.states[slot] = QUEUED;
       this.pending.set(key, { slot, bytes });
