@@ -25,3 +25,14 @@ export function sameBehaviour(a: Uint8Array, b: Uint8Array, calls: [string, unkn
   const eb = exportsOf(b, imports);
   for (const [name, args] of calls) assert.deepEqual(outcome(eb, name, args), outcome(ea, name, args), `${name}(${args.join(",")})`);
 }
+
+/**
+ * A function body on (param i32) (local i32) big enough that folding or
+ * merging it pays; `k` is the constant that differs between copies.
+ */
+export const BODY = (k: string) => `
+    local.get 0 i32.const ${k} i32.add local.set 1
+    local.get 1 local.get 1 i32.mul local.get 0 i32.xor local.set 1
+    local.get 1 i32.const 13 i32.rotl local.get 0 i32.sub local.set 1
+    local.get 1 i32.const 7 i32.shr_u local.get 1 i32.xor local.set 1
+    local.get 1`;

@@ -8,7 +8,7 @@ import { readModule } from "../src/binary/reader.js";
 import { validateModule } from "../src/analysis/validate.js";
 import { optimize } from "../src/index.js";
 import { printBody } from "../src/binary/printer.js";
-import { exportsOf, sameBehaviour } from "./behaviour.js";
+import { BODY, exportsOf, sameBehaviour } from "./behaviour.js";
 
 async function run(wat: string, passes: string[], extra: Record<string, unknown> = {}) {
   const input = await parse(wat);
@@ -18,13 +18,6 @@ async function run(wat: string, passes: string[], extra: Record<string, unknown>
   return { input, binary, m, report };
 }
 
-// A body big enough that folding or merging pays.
-const BODY = (k: string) => `
-    local.get 0 i32.const ${k} i32.add local.set 1
-    local.get 1 local.get 1 i32.mul local.get 0 i32.xor local.set 1
-    local.get 1 i32.const 13 i32.rotl local.get 0 i32.sub local.set 1
-    local.get 1 i32.const 7 i32.shr_u local.get 1 i32.xor local.set 1
-    local.get 1`;
 
 test("fold-functions folds identical functions and keeps behaviour", async () => {
   const wat = `(module

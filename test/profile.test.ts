@@ -32,6 +32,7 @@ import {
   type Profile,
 } from "../src/index.js";
 import { compareOutcomes, runWasi } from "./oracle/wasi-runner.js";
+import { BODY } from "./behaviour.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // <build>/test -> repository root
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
@@ -299,13 +300,6 @@ test("HotCode answers by instruction while the body is the profiled one, by func
   assert.throws(() => hotCodeFromProfile(misfit, input, readModule(input)), /does not fit the module/);
 });
 
-// A body big enough that merging pays (as in function-passes.test.ts).
-const BODY = (k: string) => `
-    local.get 0 i32.const ${k} i32.add local.set 1
-    local.get 1 local.get 1 i32.mul local.get 0 i32.xor local.set 1
-    local.get 1 i32.const 13 i32.rotl local.get 0 i32.sub local.set 1
-    local.get 1 i32.const 7 i32.shr_u local.get 1 i32.xor local.set 1
-    local.get 1`;
 
 test("merge-functions leaves a hot function alone", async () => {
   // $a runs 1000 times, $b and $c once
