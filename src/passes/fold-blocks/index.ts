@@ -8,6 +8,7 @@ import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
+import { judgeInHalves } from "../judged-halves.js";
 import { extractedEntries } from "../merge-map.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
 import { applyFolds, cloneForTrial, type Fold } from "./apply.js";
@@ -30,48 +31,19 @@ function judgementBudget(moduleBytes: number): number {
   return moduleBytes > 2 << 20 ? 3 : moduleBytes > 128 << 10 ? 8 : 16;
 }
 
-/** Keeps the folds the judge accepts: all at once if possible, else by bisection within a budget. */
+/** Keeps the folds the judge accepts (see judged-halves.ts), within what is left of the pass's budget. */
 function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stats: FoldBlocksStats): Fold[] {
-  const taken: Fold[] = [];
-  let before = writeModule(cloneForTrial(m)); // trials carry no name section either
-  let budget = judgementBudget(before.length) - stats.judgements;
-  const queue: Fold[][] = [folds];
   const write = (list: Fold[]): Uint8Array => {
-    const trial = cloneForTrial(m);
+    const trial = cloneForTrial(m); // trials carry no name section
     applyFolds(trial, list, o, true);
     return writeModule(trial);
   };
-  // the second half of a refused batch is written and measured in the
-  // background while the first is judged (needed as is if the first is refused)
-  const spec = new Map<Fold[], { base: number; bytes: Uint8Array }>();
-  while (queue.length > 0) {
-    const batch = queue.shift()!;
-    if (budget <= 0) {
-      stats.refused += batch.length;
-      continue;
-    }
-    budget--;
-    stats.judgements++;
-    const s = spec.get(batch);
-    const after = s && s.base === taken.length ? s.bytes : write([...taken, ...batch]);
-    spec.delete(batch);
-    if (judge.better(before, after)) {
-      for (const f of batch) taken.push(f);
-      before = after;
-    } else if (batch.length > 1) {
-      const half = batch.length >> 1;
-      const second = batch.slice(half);
-      queue.unshift(batch.slice(0, half), second);
-      if (budget >= 2) {
-        const bytes = write([...taken, ...second]);
-        spec.set(second, { base: taken.length, bytes });
-        judge.prefetch([bytes]);
-      }
-    } else stats.refused++;
-  }
-  // keep the greedy order: site positions and estimates assumed it
-  const order = new Map(folds.map((f, k) => [f, k]));
-  return taken.sort((a, b) => order.get(a)! - order.get(b)!);
+  const before = write([]);
+  // the greedy order is kept (site positions and estimates assumed it)
+  const r = judgeInHalves(folds, before, write, judge, judgementBudget(before.length) - stats.judgements);
+  stats.judgements += r.used;
+  stats.refused += r.refused;
+  return r.accepted;
 }
 
 export function foldBlocks(m: Module, ctx: PassContext): FoldBlocksStats {

@@ -13,6 +13,7 @@ import type { Module } from "../../ir/module.js";
 import { stackEnv } from "../../analysis/stack-types.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
+import { judgeInHalves } from "../judged-halves.js";
 import { extractedEntries, type MergeMapEntry } from "../merge-map.js";
 import type { Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { Evaluator, lcpIntervals, prune, type Candidate, type EvalContext } from "./candidates.js";
@@ -175,46 +176,16 @@ function trialCopy(m: Module): Module {
   return { ...m, functions: m.functions.slice(), types: m.types.slice(), recGroups: m.recGroups.slice(), names: null };
 }
 
-/**
- * Takes the largest prefix-closed set of batches the judge accepts: the whole
- * choice first, halves of a refused batch next, within `budget` judgements.
- */
+/** The chosen candidates the judge accepts (see judged-halves.ts), within what is left of the pass's budget. */
 function judgeChoice(m: Module, corpus: Corpus, chosen: Chosen[], judge: SizeJudge, tailCalls: boolean, budget: { left: number }): { accepted: Chosen[]; used: number } {
   const write = (list: Chosen[]): Uint8Array => {
     const t = trialCopy(m);
     applyChosen(t, corpus, list, { tailCalls, trial: true, firstName: 0 });
     return writeModule(t);
   };
-  let accepted: Chosen[] = [];
-  let before = write(accepted);
+  const before = write([]);
   if (budget.left < 0) budget.left = before.length > 4 << 20 ? 3 : before.length > 256 << 10 ? 8 : 24;
-  let used = 0;
-  const queue: Chosen[][] = [chosen];
-  // the second half of a refused batch is written and measured in the
-  // background while the first is judged (needed as is if the first is refused)
-  const spec = new Map<Chosen[], { base: number; bytes: Uint8Array }>();
-  while (queue.length > 0 && used < budget.left) {
-    const batch = queue.shift()!;
-    const trial = [...accepted, ...batch];
-    const s = spec.get(batch);
-    const after = s && s.base === accepted.length ? s.bytes : write(trial);
-    spec.delete(batch);
-    used++;
-    if (judge.better(before, after)) {
-      accepted = trial;
-      before = after;
-    } else if (batch.length > 1) {
-      const h = batch.length >> 1;
-      const first = batch.slice(0, h);
-      const second = batch.slice(h);
-      queue.unshift(first, second);
-      if (used + 1 < budget.left) {
-        const bytes = write([...accepted, ...second]);
-        spec.set(second, { base: accepted.length, bytes });
-        judge.prefetch([bytes]);
-      }
-    }
-  }
+  const { accepted, used } = judgeInHalves(chosen, before, write, judge, budget.left);
   budget.left -= used;
   return { accepted, used };
 }
