@@ -12,6 +12,7 @@ import { Imm, OPS } from "../binary/opcodes/index.js";
 import type { Body } from "./body.js";
 import { immWordCount } from "./imm-layout.js";
 import { constExprs, type Module } from "./module.js";
+import { redirection } from "./renumber.js";
 import { heapOf, isNullable, isRef, refType, type SubType, type ValType } from "./types.js";
 
 type TypeMap = (old: number) => number;
@@ -127,19 +128,8 @@ export function redirectTypes(m: Module, target: Int32Array): void {
   const newIndex = new Int32Array(total).fill(-1);
   let next = 0;
   for (let i = 0; i < total; i++) if (target[i] === i) newIndex[i] = next++;
-  const map = new Int32Array(total).fill(-1);
-  for (let i = 0; i < total; i++) {
-    const t = target[i]!;
-    if (t < 0) continue;
-    if (target[t] !== t) throw new Error(`redirectTypes: ${i} is redirected to ${t}, which is not kept`);
-    map[i] = newIndex[t]!;
-  }
-  if (next === total && map.every((v, i) => v === i)) return;
-  const fn = (old: number): number => {
-    const n = map[old];
-    if (n === undefined || n < 0) throw new Error(`redirectTypes: type ${old} is removed but still referenced`);
-    return n;
-  };
+  const fn = redirection(target, newIndex, next, "redirectTypes", "type");
+  if (!fn) return;
   mapModuleTypeRefs(m, fn);
   const types: SubType[] = [];
   const groups: Module["recGroups"] = [];

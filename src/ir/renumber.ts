@@ -11,6 +11,29 @@ import type { Body } from "./body.js";
 import { constExprs, type Module } from "./module.js";
 
 /**
+ * The index map of a redirection (functions or types): index i goes where
+ * its target goes (`target[i]`, -1: removed), and a kept index t (`target[t]
+ * === t`, `kept` of them) to `newIndex[t]`. Null when no index changes; the
+ * map throws for a removed index that is still referenced.
+ */
+export function redirection(target: Int32Array, newIndex: Int32Array, kept: number, caller: string, noun: string): ((old: number) => number) | null {
+  const total = target.length;
+  const map = new Int32Array(total).fill(-1);
+  for (let i = 0; i < total; i++) {
+    const t = target[i]!;
+    if (t < 0) continue;
+    if (target[t] !== t) throw new Error(`${caller}: ${i} is redirected to ${t}, which is not kept`);
+    map[i] = newIndex[t]!;
+  }
+  if (kept === total && map.every((v, i) => v === i)) return null;
+  return (old) => {
+    const n = map[old];
+    if (n === undefined || n < 0) throw new Error(`${caller}: ${noun} ${old} is removed but still referenced`);
+    return n;
+  };
+}
+
+/**
  * Redirects, removes and reorders functions. `target[i]` is the function that
  * references to function i should now reach (i itself to keep it, another
  * index to fold i into that one), or -1 to remove i (which must then be
@@ -36,21 +59,8 @@ export function redirectFunctions(m: Module, target: Int32Array, order?: readonl
   for (let i = 0; i < nImp; i++) newIndex[i] = i;
   const finalOrder = order ?? kept;
   finalOrder.forEach((old, k) => (newIndex[old] = nImp + k));
-  const next = nImp + kept.length;
-  const refMap = new Int32Array(total).fill(-1);
-  for (let i = 0; i < total; i++) {
-    const t = target[i]!;
-    if (t < 0) continue;
-    if (target[t] !== t) throw new Error(`redirectFunctions: ${i} is redirected to ${t}, which is not kept`);
-    refMap[i] = newIndex[t]!;
-  }
-  if (next === total && refMap.every((v, i) => v === i)) return;
-
-  const fix = (old: number): number => {
-    const n = refMap[old];
-    if (n === undefined || n < 0) throw new Error(`redirectFunctions: function ${old} is removed but still referenced`);
-    return n;
-  };
+  const fix = redirection(target, newIndex, nImp + kept.length, "redirectFunctions", "function");
+  if (!fix) return;
   for (let i = 0; i < m.functions.length; i++) {
     if (target[nImp + i] !== nImp + i) continue; // removed or folded: its body goes away
     const f = m.functions[i]!;
