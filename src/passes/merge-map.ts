@@ -35,12 +35,15 @@ export interface MergeMapEntry {
   tail?: boolean;
 }
 
-/**
- * Entries for code extracted into new functions: one per (host, new function)
- * pair. `calls` lists, per call site made, the host's and callee's current
- * indices and whether the call is a tail call.
- */
-export function extractedEntries(m: Module, calls: readonly { host: number; callee: number; tail: boolean }[]): MergeMapEntry[] {
+/** A call site a pass made to code it extracted: the host's and the callee's current indices, and whether it is a tail call. */
+export interface ExtractedCall {
+  host: number;
+  callee: number;
+  tail: boolean;
+}
+
+/** Entries for code extracted into new functions: one per (host, new function) pair. */
+export function extractedEntries(m: Module, calls: readonly ExtractedCall[]): MergeMapEntry[] {
   const by = new Map<string, MergeMapEntry>();
   for (const c of calls) {
     const key = `${c.host}>${c.callee}`;

@@ -6,7 +6,7 @@ import { BodyBuilder, type Body } from "../../ir/body.js";
 import { ensureFuncType } from "../../ir/func-types.js";
 import type { Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
-import { newOrigin } from "../merge-map.js";
+import { newOrigin, type ExtractedCall } from "../merge-map.js";
 import { emitCall, newFunc, type FoldOptions, type Shape, type Site } from "./plan.js";
 
 export interface Fold {
@@ -29,7 +29,7 @@ export function cloneForTrial(m: Module): Module {
  * made (for the merge map). Returns the new functions' indices.
  */
 export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, trial: boolean, counter = 0,
-  calls?: { host: number; callee: number; tail: boolean }[]): number[] {
+  calls?: ExtractedCall[]): number[] {
   const nImp = m.numImportedFuncs;
   const indices: number[] = [];
   const bySite = new Map<number, { site: Site; shape: Shape; callee: number }[]>();

@@ -9,7 +9,7 @@ import type { Module } from "../../ir/module.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
 import { judgeInHalves } from "../judged-halves.js";
-import { extractedEntries } from "../merge-map.js";
+import { extractedEntries, type ExtractedCall } from "../merge-map.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
 import { applyFolds, cloneForTrial, type Fold } from "./apply.js";
 import { chooseFolds, findGroups, type FindOptions } from "./find.js";
@@ -64,7 +64,7 @@ export function foldBlocks(m: Module, ctx: PassContext): FoldBlocksStats {
     stats.rounds++;
     if (folds.length > 0 && judge) folds = judged(m, folds, o, judge, stats);
     if (folds.length === 0) break;
-    const calls: { host: number; callee: number; tail: boolean }[] = [];
+    const calls: ExtractedCall[] = [];
     applyFolds(m, folds, o, false, stats.folds, calls);
     for (const e of extractedEntries(m, calls)) ctx.record?.(e);
     for (const f of folds) {

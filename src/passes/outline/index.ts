@@ -14,7 +14,7 @@ import { stackEnv } from "../../analysis/stack-types.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
 import { judgeInHalves } from "../judged-halves.js";
-import { extractedEntries, type MergeMapEntry } from "../merge-map.js";
+import { extractedEntries, type ExtractedCall, type MergeMapEntry } from "../merge-map.js";
 import type { Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { Evaluator, lcpIntervals, prune, type Candidate, type EvalContext } from "./candidates.js";
 import { buildCorpus, CorpusCache, plainAt, type Corpus } from "./corpus.js";
@@ -92,7 +92,7 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
       chosen = r.accepted;
       if (chosen.length === 0) break;
     }
-    const calls: { host: number; callee: number; tail: boolean }[] = [];
+    const calls: ExtractedCall[] = [];
     stats.sites += applyChosen(m, corpus, chosen, { tailCalls, trial: false, firstName: stats.functions, calls });
     if (record) for (const e of extractedEntries(m, calls)) record(e);
     stats.functions += chosen.length;

@@ -7,7 +7,7 @@ import { BodyBuilder, type Body } from "../../ir/body.js";
 import { ensureFuncType } from "../../ir/func-types.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Func, Module } from "../../ir/module.js";
-import { newOrigin } from "../merge-map.js";
+import { newOrigin, type ExtractedCall } from "../merge-map.js";
 import { NORMAL, RET, TRAP, type Candidate } from "./candidates.js";
 import type { Corpus } from "./corpus.js";
 import type { Chosen } from "./select.js";
@@ -88,7 +88,7 @@ export interface ApplyOptions {
   /** Numbering for names of new functions (outlined$N). */
   firstName: number;
   /** Receives every call site made (for the merge map). */
-  calls?: { host: number; callee: number; tail: boolean }[];
+  calls?: ExtractedCall[];
 }
 
 /** Rewrites `m` (whose bodies are the ones `corpus` was built from). Returns the number of call sites. */
