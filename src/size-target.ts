@@ -22,6 +22,12 @@ export interface SizeMeasures {
    */
   brotliFast?: (bytes: Uint8Array) => number;
   /**
+   * A cheap stand-in for `brotli` (e.g. quality 9) for proposing changes:
+   * passes search on it and the real measure verifies what they propose
+   * (see SizeJudge.estimator). Without it every judgement is a real one.
+   */
+  brotliEstimate?: (bytes: Uint8Array) => number;
+  /**
    * A hint that `brotli` will soon be asked for these modules, so it may
    * start on them in the background (another thread). Optional: results must
    * be the same numbers `brotli` would give.
@@ -62,6 +68,7 @@ export class SizeJudge {
   /** Number of compressor runs so far (for reports and budgets). */
   measurements = 0;
   private readonly components: ("gzip" | "brotli")[];
+  private est: SizeJudge | null | undefined;
 
   constructor(
     readonly target: SizeTarget,
@@ -110,6 +117,24 @@ export class SizeJudge {
     if (todo.length > 0) this.measures.prefetch(todo);
   }
 
+  /**
+   * A judge on cheap stand-ins (brotliEstimate for brotli; gzip is cheap
+   * already), for the balanced target only, or null. A search may run on
+   * it, but its result must then be verified here: a stand-in disagrees with
+   * the real measure about whether a change helps in about a third of the
+   * cases. The brotli target keeps the real measure for every decision: it
+   * asks for the lowest brotli size, and only a search on the real measure
+   * finds it.
+   */
+  estimator(): SizeJudge | null {
+    if (this.est === undefined) {
+      const m = this.measures;
+      this.est =
+        this.target === "balanced" && m.brotliEstimate && m.gzip ? new SizeJudge("balanced", { gzip: m.gzip, brotli: m.brotliEstimate, ...(m.brotliFast ? { brotliFast: m.brotliFast } : {}) }) : null;
+    }
+    return this.est;
+  }
+
   /** The sizes measured so far for these bytes (no new compressor runs). */
   known(bytes: Uint8Array): Sizes {
     return { ...this.entry(bytes) };
@@ -120,12 +145,12 @@ export class SizeJudge {
    * stay the same while raw bytes shrink (balanced: raw shrinks, compressed
    * sizes do not grow); otherwise no counted size may grow.
    */
-  private compare(before: Uint8Array, after: Uint8Array, strict: boolean): boolean {
+  private compare(before: Uint8Array, after: Uint8Array, strict: boolean, screen = true): boolean {
     if (this.target === "raw" || this.target === "balanced") {
       if (strict ? after.length >= before.length : after.length > before.length) return false;
     }
     if (this.target === "raw") return true;
-    if (this.components.includes("brotli") && this.measures.brotliFast) {
+    if (screen && this.components.includes("brotli") && this.measures.brotliFast) {
       if (this.measure(after, "brotliFast") > this.measure(before, "brotliFast")) return false;
     }
     // both sides may need brotli: let the other one start in the background
@@ -150,6 +175,14 @@ export class SizeJudge {
   /** Is `after` no worse than `before` (what a pass must at least achieve to be kept)? */
   notWorse(before: Uint8Array, after: Uint8Array): boolean {
     return this.compare(before, after, false);
+  }
+
+  /**
+   * notWorse on the real measures alone: the fast brotli stand-in may refuse
+   * a change early in a search, but not overrule a verification.
+   */
+  holds(before: Uint8Array, after: Uint8Array): boolean {
+    return this.compare(before, after, false, false);
   }
 
   /** "raw 10 -> 12, brotli 5 -> 6": the sizes that grew, among those measured. */

@@ -340,3 +340,35 @@ test("a pass may record hundreds of thousands of merge-map entries (outline on e
     unregisterPass("test-many-entries");
   }
 });
+
+// A module above the pipeline's exact-judging size (64 KiB): under balanced
+// its passes decide on the brotli estimate and the result is verified.
+const GRAPH = new Uint8Array(readFileSync(join(ROOT, "fixtures/wasm/graph-Oz-wasmopt.wasm")));
+
+test("balanced on a large module: passes decide on the estimate; two real brotli runs verify the result", () => {
+  const real: number[] = [];
+  const measures = { gzip: (b: Uint8Array) => b.length, brotli: (b: Uint8Array) => (real.push(b.length), b.length), brotliEstimate: (b: Uint8Array) => b.length };
+  const { binary, report } = optimize(GRAPH, { passes: ["fold-blocks", "outline"], measures, target: "balanced" });
+  assert.ok(binary.length < GRAPH.length, "the passes paid");
+  assert.equal(real.length, 2, "the baseline and the result, nothing per decision");
+  assert.equal(real[1], binary.length);
+  assert.match(report.notes.join("\n"), /judged on a fast brotli estimate .* it held/);
+});
+
+test("balanced on a large module: a result that fails verification is redone on the real measures and never grows", () => {
+  let baseline = -1;
+  // the real brotli: anything but the module as read grows; the estimate says every raw saving pays
+  const brotli = (b: Uint8Array): number => {
+    if (baseline < 0) baseline = b.length;
+    return b.length === baseline ? 1000 : 2000;
+  };
+  const measures = { gzip: (b: Uint8Array) => b.length, brotli, brotliEstimate: (b: Uint8Array) => b.length };
+  const { binary, report } = optimize(GRAPH, { passes: ["fold-blocks", "outline"], measures, target: "balanced" });
+  assert.equal(binary.length, baseline, "nothing the real measure refuses is kept");
+  assert.equal(brotli(binary), 1000);
+  const names = report.passes.map((p) => `${p.name}:${p.changed && p.kept ? "kept" : "not kept"}`);
+  assert.deepEqual(names, ["fold-blocks:not kept", "outline:not kept", "fold-blocks:not kept", "outline:not kept"]);
+  assert.match(report.passes.find((p) => p.changed)!.notes.join("\n"), /undone: on the real measures the result grew \(brotli 1000 -> 2000\)/);
+  assert.match(report.notes.join("\n"), /failed .* so fold-blocks, outline ran again judged on them/);
+  assert.deepEqual(report.mergeMap, [], "no merge-map entry from an undone pass");
+});

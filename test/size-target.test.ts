@@ -46,3 +46,22 @@ test("a fast brotli estimate only refuses: what it finds worse is not measured f
   assert.equal(j.better(bytes(10), bytes(9)), true);
   assert.equal(real, 2);
 });
+
+test("the estimator: balanced only, on the brotli estimate, and the real measures are left alone", () => {
+  let real = 0;
+  const measures = { gzip: (b: Uint8Array) => b.length, brotli: (b: Uint8Array) => (real++, b.length), brotliEstimate: (b: Uint8Array) => (b[0] === 5 ? 200 : b.length) };
+  const j = new SizeJudge("balanced", measures);
+  const est = j.estimator()!;
+  assert.equal(est.better(bytes(10), bytes(9)), true);
+  assert.equal(est.better(bytes(10), bytes(9, 5)), false, "the estimate says brotli grew");
+  assert.equal(real, 0, "no real brotli run");
+  assert.equal(j.holds(bytes(10), bytes(9, 5)), true, "the real measure says it did not");
+  assert.equal(new SizeJudge("brotli", measures).estimator(), null, "the brotli target decides on the real measure");
+  assert.equal(new SizeJudge("balanced", { gzip: measures.gzip, brotli: measures.brotli }).estimator(), null, "no estimate given");
+});
+
+test("holds: a verification is not overruled by the fast brotli screen", () => {
+  const j = new SizeJudge("balanced", { gzip: (b) => b.length, brotli: (b) => b.length, brotliFast: (b) => (b[0] === 6 ? 200 : b.length) });
+  assert.equal(j.notWorse(bytes(10), bytes(9, 6)), false, "the screen refuses in a search");
+  assert.equal(j.holds(bytes(10), bytes(9, 6)), true, "the real measures decide a verification");
+});
