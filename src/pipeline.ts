@@ -338,8 +338,10 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
   };
 
   const tPasses = now();
+  const paidOnEstimate: boolean[] = [];
   passes.forEach((pass, k) => {
-    if (!runPass(pass, est ?? judge, `pass ${pass.name}`) || !est) return;
+    paidOnEstimate[k] = runPass(pass, est ?? judge, `pass ${pass.name}`);
+    if (!paidOnEstimate[k] || !est) return;
     checkpoints.push({ bytes: current, passes: k + 1, reports: passReports.length, entries: mapEntries.length, origins: m.functions.map((f) => f.origin) });
     // measured on the other core while the next passes run
     judge.prefetch([current]);
@@ -363,8 +365,10 @@ export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): Opti
         r.notes.push(`undone: ${back.why}`);
       }
       // the passes after the last checkpoint that held, again, each decision
-      // on the real measures (as for small modules)
-      const again = passes.slice(back.passes);
+      // on the real measures (as for small modules); not those that found
+      // nothing on the estimate, which refuses only what it finds worse
+      // (and the real search is where the time goes)
+      const again = passes.filter((_, k) => k >= back.passes && paidOnEstimate[k]);
       total += again.length;
       for (const pass of again) runPass(pass, judge, `pass ${pass.name} (real measures)`);
       how = `failed (${back.why.replace(/^on the real measures /, "")}), so ${again.map((p) => p.name).join(", ")} ran again judged on them`;
