@@ -166,6 +166,30 @@ function verify(judge: SizeJudge, baseline: Checkpoint, checkpoints: readonly Ch
  * for an unknown pass name, and InternalError if the optimizer failed.
  */
 export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): OptimizeResult {
+  const first = optimizeOnce(bytes, options);
+  const brotli = options.measures?.brotli;
+  if (options.target !== "brotli" || !brotli || bytes.length > EXACT_MAX) return first;
+  // The brotli target asks for the lowest brotli size, and a greedy search on
+  // it ends where its path leads: on 6 of 33 corpus files a search judged
+  // under another target ended lower. Where brotli is cheap (small modules),
+  // those searches run too and the lowest brotli size is kept.
+  let best = { result: first, brotli: brotli(first.binary), target: "brotli" as SizeTarget };
+  for (const target of ["balanced", "gzip", "raw"] as const) {
+    if (target !== "raw" && !options.measures?.gzip) continue;
+    const { onProgress: _, ...rest } = options;
+    const result = optimizeOnce(bytes, { ...rest, target });
+    const size = brotli(result.binary);
+    if (size < best.brotli || (size === best.brotli && result.binary.length < best.result.binary.length)) best = { result, brotli: size, target };
+  }
+  if (best.target !== "brotli") {
+    best.result.report.notes.push(
+      `target brotli: the search judged under target ${best.target} ended lower (brotli ${best.brotli} bytes) than the one judged under brotli (${brotli(first.binary)}); its result is returned`,
+    );
+  }
+  return best.result;
+}
+
+function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResult {
   const passes = resolvePasses(options.passes);
   const validate = options.validate ?? true;
   const checked = validate && (options.checked ?? false);
