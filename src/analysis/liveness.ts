@@ -1,8 +1,9 @@
 // Local liveness: which locals may still be read after an instruction.
 // Backward dataflow over the basic blocks of structured control flow
 // (block/loop/if/else/end, br/br_if/br_table, return, unreachable, tail
-// calls). Only live-in bitsets per basic block are stored; a query scans
-// forward from the instruction to the end of its basic block. Bodies with
+// calls). Only live-in bitsets per basic block are stored; a query looks up
+// the next access of the local (binary search) and, past its basic block,
+// the live-in sets of the successors. Bodies with
 // exception handling (try/catch/delegate/try_table/throw) are not analysed
 // (computeLiveness returns null), so callers treat them as opaque.
 
@@ -152,14 +153,13 @@ export function computeLiveness(body: Body, nLocals: number): Liveness | null {
     }
   }
 
+  const acc = localAccesses(body, nLocals);
   return {
     liveAfter(i: number, x: number): boolean {
       const b = bbOf[i]!;
-      const end = bbStart[b + 1]!;
-      for (let j = i + 1; j < end; j++) {
-        const op = ops[j]!;
-        if ((op === LOCAL_GET || op === LOCAL_SET || op === LOCAL_TEE) && imm[st[j]!] === x) return op === LOCAL_GET;
-      }
+      // the first access of x after i decides if it is in i's basic block
+      const j = acc.firstAfter(x, i);
+      if (j >= 0 && j < bbStart[b + 1]!) return ops[j] === LOCAL_GET;
       const bit = 1 << (x & 31);
       const wx = x >>> 5;
       for (let s = succStart[b]!; s < succStart[b + 1]!; s++) {
@@ -167,6 +167,40 @@ export function computeLiveness(body: Body, nLocals: number): Liveness | null {
         if (c >= 0 && (liveIn[c * words + wx]! & bit) !== 0) return true;
       }
       return false;
+    },
+  };
+}
+
+/**
+ * Positions of local.get/set/tee per local, ascending (CSR), so a query
+ * finds the next access by binary search instead of scanning a basic block
+ * (straight-line code such as unrolled hash rounds has blocks of thousands).
+ */
+function localAccesses(body: Body, nLocals: number): { firstAfter(x: number, i: number): number } {
+  const { ops, imm, immStart: st, count: n } = body;
+  const start = new Int32Array(nLocals + 1);
+  for (let i = 0; i < n; i++) {
+    const op = ops[i]!;
+    if (op === LOCAL_GET || op === LOCAL_SET || op === LOCAL_TEE) start[imm[st[i]!]! + 1]!++;
+  }
+  for (let x = 0; x < nLocals; x++) start[x + 1]! += start[x]!;
+  const pos = new Int32Array(start[nLocals]!);
+  const fill = start.slice(0, nLocals);
+  for (let i = 0; i < n; i++) {
+    const op = ops[i]!;
+    if (op === LOCAL_GET || op === LOCAL_SET || op === LOCAL_TEE) pos[fill[imm[st[i]!]!]!++] = i;
+  }
+  return {
+    /** The first access of local x after instruction i, or -1. */
+    firstAfter(x: number, i: number): number {
+      let lo = start[x]!;
+      let hi = start[x + 1]!;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (pos[mid]! <= i) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < start[x + 1]! ? pos[lo]! : -1;
     },
   };
 }
