@@ -46,6 +46,13 @@ export interface Corpus {
   psize: Float64Array;
   /** Per position: the local index of a local.get/set/tee, else -1. */
   localX: Int32Array;
+  /**
+   * Per local.get/set/tee: distance back to the previous access of the same
+   * local in its function, 0 if none. Two copies of a repeat use their locals
+   * in the same pattern exactly when these agree wherever they point inside
+   * the copy (Baker's prev encoding).
+   */
+  prevDist: Int32Array;
 }
 
 export function liveness(info: FuncInfo): Liveness | null {
@@ -171,6 +178,12 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
   const funcAt = new Int32Array(total).fill(-1);
   const psize = new Float64Array(total + 1);
   const localX = new Int32Array(total).fill(-1);
+  const prevDist = new Int32Array(total);
+  let maxLocals = 0;
+  for (const info of infos) maxLocals = Math.max(maxLocals, info.localTypes.length);
+  // last access position per local, valid where lastIn holds the function's number + 1
+  const lastAt = new Int32Array(maxLocals);
+  const lastIn = new Int32Array(maxLocals);
   // symbols are numbered by first appearance, as interning in this order would number them
   const symOf = new Int32Array(cache.repBody.length).fill(-1);
   let next = 0;
@@ -185,7 +198,13 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
       funcAt[p] = k;
       const op = body.ops[i]!;
       const lw = LOCAL_WORDS[op];
-      if (lw) localX[p] = body.imm[body.immStart[i]! + lw[0]!]!;
+      if (lw) {
+        const x = body.imm[body.immStart[i]! + lw[0]!]!;
+        localX[p] = x;
+        if (lastIn[x] === k + 1) prevDist[p] = p - lastAt[x]!;
+        lastIn[x] = k + 1;
+        lastAt[x] = p;
+      }
       const id = ids[i]!;
       if (id < 0 || (hot && hot.isHotInstruction(func, i))) {
         s[p] = next++;
@@ -200,7 +219,7 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
     s[sep] = next++;
   });
   psize[total] = acc;
-  return { s, alphabet: next, funcAt, infos, psize, localX };
+  return { s, alphabet: next, funcAt, infos, psize, localX, prevDist };
 }
 
 /** True if position q holds an instruction a sequence may be extended over to the left without changing its legality (not control; not drop/select, whose input type is open). */
