@@ -1,13 +1,13 @@
 // Local liveness: which locals may still be read after an instruction.
 // Backward dataflow over the basic blocks of structured control flow
 // (block/loop/if/else/end, br/br_if/br_table, return, unreachable, tail
-// calls). Only live-in bitsets per basic block are stored; a query looks up
-// the next access of the local (binary search) and, past its basic block,
-// the live-in sets of the successors. Bodies with
+// calls). Only live-in bitsets per basic block are stored; a query finds
+// the next access of the local and, if it is past the basic block, asks the
+// live-in sets of the successors. Bodies with
 // exception handling (try/catch/delegate/try_table/throw) are not analysed
 // (computeLiveness returns null), so callers treat them as opaque.
 
-import { idOf } from "../binary/opcodes/index.js";
+import { idOf, OPS } from "../binary/opcodes/index.js";
 import type { Body } from "../ir/body.js";
 
 const BLOCK = idOf("block");
@@ -25,10 +25,9 @@ const RETURN_CALL_INDIRECT = idOf("return_call_indirect");
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
 const LOCAL_TEE = idOf("local.tee");
-/** Control instructions this analysis does not model. */
-const OPAQUE = new Set(
-  ["try", "catch", "catch_all", "delegate", "rethrow", "throw", "throw_ref", "try_table", "br_on_null", "br_on_non_null", "br_on_cast", "br_on_cast_fail", "return_call_ref"].map(idOf),
-);
+/** Per op: 1 for control instructions this analysis does not model. */
+const OPAQUE = new Uint8Array(OPS.length);
+for (const name of ["try", "catch", "catch_all", "delegate", "rethrow", "throw", "throw_ref", "try_table", "br_on_null", "br_on_non_null", "br_on_cast", "br_on_cast_fail", "return_call_ref"]) OPAQUE[idOf(name)] = 1;
 
 /** Control instructions: each forms a basic block of its own. */
 function isControl(op: number): boolean {
@@ -42,6 +41,12 @@ const MAX_WORDS = 1 << 24;
 export interface Liveness {
   /** True if local x may be read after instruction i executes (before being overwritten). */
   liveAfter(i: number, x: number): boolean;
+  /**
+   * liveAfter(i, x) for the local x accessed at instruction q, when q <= i
+   * and x is not accessed in (q, i]: its next access is then known without
+   * a search.
+   */
+  liveAfterAccess(q: number, i: number): boolean;
 }
 
 /**
@@ -59,7 +64,7 @@ export function computeLiveness(body: Body, nLocals: number): Liveness | null {
   const stack: number[] = [];
   for (let i = 0; i < n; i++) {
     const op = ops[i]!;
-    if (OPAQUE.has(op)) return null;
+    if (OPAQUE[op] === 1) return null;
     if (op === BLOCK || op === LOOP || op === IF) stack.push(i);
     else if (op === ELSE) elseOf[stack[stack.length - 1]!] = i;
     else if (op === END && stack.length) endOf[stack.pop()!] = i;
@@ -153,54 +158,56 @@ export function computeLiveness(body: Body, nLocals: number): Liveness | null {
     }
   }
 
-  const acc = localAccesses(body, nLocals);
-  return {
-    liveAfter(i: number, x: number): boolean {
-      const b = bbOf[i]!;
-      // the first access of x after i decides if it is in i's basic block
-      const j = acc.firstAfter(x, i);
-      if (j >= 0 && j < bbStart[b + 1]!) return ops[j] === LOCAL_GET;
-      const bit = 1 << (x & 31);
-      const wx = x >>> 5;
-      for (let s = succStart[b]!; s < succStart[b + 1]!; s++) {
-        const c = succs[s]!;
-        if (c >= 0 && (liveIn[c * words + wx]! & bit) !== 0) return true;
-      }
-      return false;
-    },
-  };
+  // per local access: the next access of the same local, -1 if none
+  const nextAccess = new Int32Array(n).fill(-1);
+  const lastAccess = new Int32Array(nLocals).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const op = ops[i]!;
+    if (op !== LOCAL_GET && op !== LOCAL_SET && op !== LOCAL_TEE) continue;
+    const x = imm[st[i]!]!;
+    if (lastAccess[x]! >= 0) nextAccess[lastAccess[x]!] = i;
+    lastAccess[x] = i;
+  }
+  return new FuncLiveness(body, bbOf, Int32Array.from(bbStart), succStart, succs, liveIn, words, nextAccess);
 }
 
-/**
- * Positions of local.get/set/tee per local, ascending (CSR), so a query
- * finds the next access by binary search instead of scanning a basic block
- * (straight-line code such as unrolled hash rounds has blocks of thousands).
- */
-function localAccesses(body: Body, nLocals: number): { firstAfter(x: number, i: number): number } {
-  const { ops, imm, immStart: st, count: n } = body;
-  const start = new Int32Array(nLocals + 1);
-  for (let i = 0; i < n; i++) {
-    const op = ops[i]!;
-    if (op === LOCAL_GET || op === LOCAL_SET || op === LOCAL_TEE) start[imm[st[i]!]! + 1]!++;
+/** The answer of computeLiveness: one class (not closures per function) so queries are monomorphic calls. */
+class FuncLiveness implements Liveness {
+  constructor(
+    private readonly body: Body,
+    private readonly bbOf: Int32Array,
+    private readonly bbStart: Int32Array,
+    private readonly succStart: Int32Array,
+    private readonly succs: Int32Array,
+    private readonly liveIn: Uint32Array,
+    private readonly words: number,
+    private readonly nextAccess: Int32Array,
+  ) {}
+
+  liveAfter(i: number, x: number): boolean {
+    const { ops, imm, immStart: st } = this.body;
+    const end = this.bbStart[this.bbOf[i]! + 1]!;
+    let j = i + 1;
+    while (j < end && !((ops[j] === LOCAL_GET || ops[j] === LOCAL_SET || ops[j] === LOCAL_TEE) && imm[st[j]!] === x)) j++;
+    return this.liveFrom(i, x, j < end ? j : -1);
   }
-  for (let x = 0; x < nLocals; x++) start[x + 1]! += start[x]!;
-  const pos = new Int32Array(start[nLocals]!);
-  const fill = start.slice(0, nLocals);
-  for (let i = 0; i < n; i++) {
-    const op = ops[i]!;
-    if (op === LOCAL_GET || op === LOCAL_SET || op === LOCAL_TEE) pos[fill[imm[st[i]!]!]!++] = i;
+
+  liveAfterAccess(q: number, i: number): boolean {
+    const b = this.body;
+    return this.liveFrom(i, b.imm[b.immStart[q]!]!, this.nextAccess[q]!);
   }
-  return {
-    /** The first access of local x after instruction i, or -1. */
-    firstAfter(x: number, i: number): number {
-      let lo = start[x]!;
-      let hi = start[x + 1]!;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (pos[mid]! <= i) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo < start[x + 1]! ? pos[lo]! : -1;
-    },
-  };
+
+  /** Whether x, next accessed at j (-1: never) after i, is live after i. */
+  private liveFrom(i: number, x: number, j: number): boolean {
+    const b = this.bbOf[i]!;
+    if (j >= 0 && j < this.bbStart[b + 1]!) return this.body.ops[j] === LOCAL_GET;
+    const bit = 1 << (x & 31);
+    const wx = x >>> 5;
+    const { succStart, succs, liveIn, words } = this;
+    for (let s = succStart[b]!; s < succStart[b + 1]!; s++) {
+      const c = succs[s]!;
+      if (c >= 0 && (liveIn[c * words + wx]! & bit) !== 0) return true;
+    }
+    return false;
+  }
 }

@@ -13,6 +13,7 @@ import { u32Size } from "../../binary/bytes.js";
 import { idOf } from "../../binary/opcodes/index.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
+import type { Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
 import { EXTERNREF, FUNCREF, isNumeric, type ValType } from "../../ir/types.js";
 import { StackTyper, type StackEnv } from "../../analysis/stack-types.js";
@@ -168,6 +169,7 @@ export class Evaluator {
   private legalSp = new Int32Array(MAX_LEN);
   private legalVals = new Int32Array(MAX_LEN * MAX_RESULTS);
   // per occurrence of a repeat (grown on demand)
+  private positions = new Int32Array(64);
   private bytes = new Int32Array(64);
   private xsAll = new Int32Array(1024);
   private groupRep = new Int32Array(64);
@@ -186,7 +188,10 @@ export class Evaluator {
   private written: Uint8Array;
   private definedFirst: Uint8Array;
   private seen: Uint8Array;
+  private lastAt: Int32Array;
   private canonAt = new Int32Array(MAX_LEN);
+  private nLocalOps = 0;
+  private shrink = 0;
   /** ctx.nameCost(costFuncIndex), cached: it builds a string. */
   private costFuncIndex = -1;
   private nameCostNow = 0;
@@ -201,6 +206,7 @@ export class Evaluator {
     this.written = new Uint8Array(maxLocals);
     this.definedFirst = new Uint8Array(maxLocals);
     this.seen = new Uint8Array(maxLocals);
+    this.lastAt = new Int32Array(maxLocals);
   }
 
   private nameCost(): number {
@@ -213,16 +219,17 @@ export class Evaluator {
   }
 
   /**
-   * Candidates for a repeat: occurrences at `positions` share their first
+   * Candidates for a repeat: occurrences at sa[lb, rb] share their first
    * `maxLen` symbols; lengths below `minLen` belong to a larger repeat.
    */
-  evaluate(positions: Int32Array | number[], maxLen: number, minLen: number, out: Candidate[]): void {
+  evaluate(sa: Int32Array, lb: number, rb: number, maxLen: number, minLen: number, out: Candidate[]): void {
     const { corpus } = this.ctx;
-    const p0 = positions[0]!;
+    const nOcc = rb - lb + 1;
+    const p0 = sa[lb]!;
     maxLen = Math.min(maxLen, MAX_LEN);
     // evaluateLength's quick bound at the longest length: copies only grow with it
     const longest = corpus.psize[p0 + maxLen]! - corpus.psize[p0]!;
-    if ((positions.length - 1) * longest - positions.length * (1 + u32Size(this.ctx.nextFunc)) <= 4) return;
+    if ((nOcc - 1) * longest - nOcc * (1 + u32Size(this.ctx.nextFunc)) <= 4) return;
     const info = corpus.infos[corpus.funcAt[p0]!]!;
     const i0 = p0 - info.start;
     const body = info.body;
@@ -257,6 +264,10 @@ export class Evaluator {
       }
       if (!typer.returns && len >= minLen) this.addLegal(nLegal++, len, NORMAL, distinct, false);
     }
+    if (nLegal === 0) return;
+    // a copy in scratch rather than a subarray: one allocation less per repeat
+    const positions = (this.positions = ensure(this.positions, nOcc));
+    for (let k = 0; k < nOcc; k++) positions[k] = sa[lb + k]!;
     let lastDistinct = Infinity;
     let tried = 0;
     for (let k = nLegal - 1; k >= 0 && tried < MAX_LENGTHS; k--) {
@@ -264,7 +275,7 @@ export class Evaluator {
       if (d >= lastDistinct) continue;
       lastDistinct = d;
       tried++;
-      this.evaluateLength(positions, k, out);
+      this.evaluateLength(positions, nOcc, k, out);
     }
   }
 
@@ -284,14 +295,13 @@ export class Evaluator {
     if (typer.sp <= MAX_RESULTS) for (let v = 0; v < typer.sp; v++) this.legalVals[k * MAX_RESULTS + v] = typer.vals[v]!;
   }
 
-  /** Candidates for the repeat at `positions` cut to legal length number `legal`. */
-  private evaluateLength(positions: Int32Array | number[], legal: number, out: Candidate[]): void {
+  /** Candidates for the repeat at positions[0, nOcc) cut to legal length number `legal`. */
+  private evaluateLength(positions: Int32Array, nOcc: number, legal: number, out: Candidate[]): void {
     const len = this.legalLen[legal]!;
     const kind = this.legalKind[legal]!;
     const ctx = this.ctx;
     const corpus = ctx.corpus;
     const psize = corpus.psize;
-    const nOcc = positions.length;
     const call = 1 + u32Size(ctx.nextFunc);
     // quick bound: even with free call sites and a free function this must pay
     const firstBytes = psize[positions[0]! + len]! - psize[positions[0]!]!;
@@ -330,37 +340,41 @@ export class Evaluator {
     }
     // the new function costs at least its instructions with 1-byte local
     // indices, the stack-param pushes, end, local-decl count, size prefix,
-    // type index and name; each kept copy gains at most its bytes minus a bare call
+    // type index and name; each kept copy gains at most its bytes minus a bare call,
+    // and minus the push of a parameter when the first local access reads: that
+    // local is a parameter whatever pattern a copy's locals follow
     let localOps = 0;
     let shrink = 0;
     {
       const b0 = info0.body;
+      let param = 0;
       for (let t = 0; t < len; t++) {
-        const lw = LOCAL_WORDS[ops0[i0 + t]!];
+        const op = ops0[i0 + t]!;
+        const lw = LOCAL_WORDS[op];
         if (!lw) continue;
+        if (localOps === 0 && op === LOCAL_GET) param = 2;
         localOps++;
         shrink += u32Size(b0.imm[b0.immStart[i0 + t]! + lw[0]!]!) - 1;
       }
       const extra = (kind === RET && !ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
       const minFunc = firstBytes - shrink + 2 * S + (stripReturn ? 0 : 1) + 3 + this.nameCost();
       let ub = -minFunc;
-      for (let k = 0; k < nOcc; k++) ub += Math.max(0, bytes[k]! - call - extra);
+      for (let k = 0; k < nOcc; k++) ub += Math.max(0, bytes[k]! - call - extra - param);
       if (ub <= 0) return;
     }
     const stackParams: ValType[] = [];
     for (let k = S - 1; k >= 0; k--) stackParams.push(typer.inputsRev[k]!);
 
     // group occurrences by canonical local pattern, compared in prev encoding
-    const localX = corpus.localX;
-    const prevDist = corpus.prevDist;
+    const localPrev = corpus.localPrev;
     const samePattern = (a: number, b: number): boolean => {
       const pa = positions[a]!;
       const pb = positions[b]!;
       if (localOps > 0) {
         for (let t = 0; t < len; t++) {
-          if (localX[pa + t]! < 0) continue;
-          const da = prevDist[pa + t]!;
-          const db = prevDist[pb + t]!;
+          const da = localPrev[pa + t]!;
+          if (da < 0) continue;
+          const db = localPrev[pb + t]!;
           if ((da <= t ? da : 0) !== (db <= t ? db : 0)) return false;
         }
       }
@@ -389,8 +403,8 @@ export class Evaluator {
       }
       if (localOps > 0) {
         for (let t = p; t < p + len; t++) {
-          if (localX[t]! < 0) continue;
-          const d = prevDist[t]!;
+          const d = localPrev[t]!;
+          if (d < 0) continue;
           h = Math.imul(h ^ (d <= t - p ? d : 0), 0x01000193) + 1;
         }
       }
@@ -437,6 +451,7 @@ export class Evaluator {
       let ub = -bytes[members[lo]!]!;
       for (let m = lo; m < hi; m++) ub += bytes[members[m]!]! - call;
       if (ub <= floor) continue;
+      if (!this.groupMayPay(positions, lo, hi, len, kind, stackParams.length, stripReturn, call)) continue;
       const sorted = this.sortedPositions(positions, lo, hi);
       // copies that overlap an earlier one are left out
       let nKeep = 0;
@@ -459,6 +474,78 @@ export class Evaluator {
     }
   }
 
+  /**
+   * Roles of the canonical locals of the copy at body[i0, i0 + len) into
+   * read/written/definedFirst (the same for every copy of a group), the
+   * offset of each one's last access into lastAt, their ids per local op
+   * into canonAt, and nLocalOps and shrink (bytes saved if
+   * every local index took one byte). Returns the number of canonical locals.
+   */
+  private localRoles(b: Body, i0: number, len: number): number {
+    const { read, written, definedFirst, seen, canonAt } = this;
+    const ep = ++this.epoch;
+    let nc = 0;
+    let nLocalOps = 0;
+    let shrink = 0;
+    for (let t = 0; t < len; t++) {
+      const op = b.ops[i0 + t]!;
+      const lw = LOCAL_WORDS[op];
+      if (!lw) continue;
+      const x = b.imm[b.immStart[i0 + t]! + lw[0]!]!;
+      if (this.stamp[x] !== ep) {
+        this.stamp[x] = ep;
+        this.canon[x] = nc;
+        read[nc] = written[nc] = definedFirst[nc] = seen[nc] = 0;
+        nc++;
+      }
+      shrink += u32Size(x) - 1;
+      const c = this.canon[x]!;
+      canonAt[nLocalOps++] = c;
+      const isWrite = op === LOCAL_SET || op === LOCAL_TEE;
+      if (!seen[c]) {
+        seen[c] = 1;
+        if (isWrite && this.depthAt[t] === 0) definedFirst[c] = 1;
+      }
+      if (op === LOCAL_GET) read[c] = 1;
+      if (isWrite) written[c] = 1;
+      this.lastAt[c] = t;
+    }
+    this.nLocalOps = nLocalOps;
+    this.shrink = shrink;
+    return nc;
+  }
+
+  /**
+   * plan's two bounds before liveness, loosened to hold for any subset of
+   * the group members[lo, hi) (which copies overlap is not known yet: every
+   * parameter read costs at least 2 bytes, every copy at most its bytes).
+   * False if no subset can pass them: then sorting the group and listing
+   * its locals is not needed.
+   */
+  private groupMayPay(positions: Int32Array, lo: number, hi: number, len: number, kind: number, S: number, stripReturn: boolean, call: number): boolean {
+    const corpus = this.ctx.corpus;
+    const members = this.members;
+    const bytes = this.bytes;
+    const p = positions[members[lo]!]!;
+    const info = corpus.infos[corpus.funcAt[p]!]!;
+    const nc = this.localRoles(info.body, p - info.start, len);
+    let np = 0;
+    for (let c = 0; c < nc; c++) if (this.read[c] && !this.definedFirst[c]) np++;
+    const extra = (kind === RET && !this.ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
+    let sites = 0;
+    let sitesExtra = 0;
+    let minRep = Infinity;
+    for (let m = lo; m < hi; m++) {
+      const b = bytes[members[m]!]!;
+      sites += Math.max(0, b - call - 2 * np);
+      sitesExtra += Math.max(0, b - call - 2 * np - extra);
+      minRep = Math.min(minRep, Math.max(0, b - 2 * this.nLocalOps));
+    }
+    if (sites - minRep <= Math.max(0, this.floor)) return false;
+    const minFunc = bytes[members[lo]!]! - this.shrink + 2 * S + (stripReturn ? 0 : 1) + 3 + this.nameCost();
+    return sitesExtra - minFunc > 0;
+  }
+
   /** Writes the local indices of the copy at `p`, in order of first use, to out[at...]; returns how many. */
   private canonLocals(p: number, len: number, out: Int32Array, at: number): number {
     const localX = this.ctx.corpus.localX;
@@ -474,7 +561,7 @@ export class Evaluator {
   }
 
   /** The positions of members[lo, hi), ascending, in this.sorted[0, hi - lo): insertion sort when short, a native sort otherwise. */
-  private sortedPositions(positions: Int32Array | number[], lo: number, hi: number): Int32Array {
+  private sortedPositions(positions: Int32Array, lo: number, hi: number): Int32Array {
     const n = hi - lo;
     const out = (this.sorted = ensure(this.sorted, n));
     const members = this.members;
@@ -509,41 +596,13 @@ export class Evaluator {
     const b = info.body;
     const i0 = repP - info.start;
     for (let c = 0; c < nc; c++) if (!allowedType(info.localTypes[xsAll[c]!]!)) return null;
+    this.localRoles(b, i0, len);
     const read = this.read;
     const written = this.written;
     const definedFirst = this.definedFirst;
-    const seen = this.seen;
-    read.fill(0, 0, nc);
-    written.fill(0, 0, nc);
-    definedFirst.fill(0, 0, nc);
-    seen.fill(0, 0, nc);
-    let ci = 0;
-    const canonAt = this.canonAt; // canonical id per local op, in order
-    let nLocalOps = 0;
-    let shrink = 0;
-    {
-      const ep = ++this.epoch;
-      for (let t = 0; t < len; t++) {
-        const op = b.ops[i0 + t]!;
-        const lw = LOCAL_WORDS[op];
-        if (!lw) continue;
-        const x = b.imm[b.immStart[i0 + t]! + lw[0]!]!;
-        if (this.stamp[x] !== ep) {
-          this.stamp[x] = ep;
-          this.canon[x] = ci++;
-        }
-        shrink += u32Size(x) - 1;
-        const c = this.canon[x]!;
-        canonAt[nLocalOps++] = c;
-        const isWrite = op === LOCAL_SET || op === LOCAL_TEE;
-        if (!seen[c]) {
-          seen[c] = 1;
-          if (isWrite && this.depthAt[t] === 0) definedFirst[c] = 1;
-        }
-        if (op === LOCAL_GET) read[c] = 1;
-        if (isWrite) written[c] = 1;
-      }
-    }
+    const canonAt = this.canonAt;
+    const nLocalOps = this.nLocalOps;
+    const shrink = this.shrink;
     // bound before liveness: every site pays at least the call and the reads of certain parameters
     const call = 1 + u32Size(ctx.nextFunc);
     const repBytes = bytes[0]!;
@@ -572,22 +631,27 @@ export class Evaluator {
     // results: written locals live after the sequence in some occurrence
     const resultLocals: number[] = [];
     let liveAt: Uint8Array | null = null;
-    if (kind === NORMAL) {
-      for (let c = 0; c < nc; c++) {
-        if (!written[c]) continue;
-        let any = false;
-        for (let j = 0; j < nOcc; j++) {
-          const p = occs[j]!;
-          const oi = corpus.infos[corpus.funcAt[p]!]!;
-          const lv = liveness(oi);
-          if (!lv || lv.liveAfter(p - oi.start + len - 1, xs[j * nc + c]!)) {
+    let anyWritten = false;
+    for (let c = 0; c < nc; c++) if (written[c]) anyWritten = true;
+    if (kind === NORMAL && anyWritten) {
+      const lastAt = this.lastAt;
+      const anyLive = this.seen; // reused: seen is not needed past localRoles
+      anyLive.fill(0, 0, nc);
+      for (let j = 0; j < nOcc; j++) {
+        const p = occs[j]!;
+        const oi = corpus.infos[corpus.funcAt[p]!]!;
+        const lv = liveness(oi);
+        const i = p - oi.start;
+        for (let c = 0; c < nc; c++) {
+          if (!written[c]) continue;
+          if (!lv || lv.liveAfterAccess(i + lastAt[c]!, i + len - 1)) {
             liveAt ??= new Uint8Array(nOcc * nc);
             liveAt[j * nc + c] = 1;
-            any = true;
+            anyLive[c] = 1;
           }
         }
-        if (any) resultLocals.push(c);
       }
+      for (let c = 0; c < nc; c++) if (anyLive[c]) resultLocals.push(c);
     }
     const nr = resultLocals.length;
     const live = new Uint8Array(nOcc * nr);

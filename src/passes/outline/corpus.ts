@@ -43,16 +43,16 @@ export interface Corpus {
   funcAt: Int32Array;
   infos: FuncInfo[];
   /** Prefix sums of instruction sizes: bytes of [p, q) = psize[q] - psize[p]. */
-  psize: Float64Array;
+  psize: Int32Array;
   /** Per position: the local index of a local.get/set/tee, else -1. */
   localX: Int32Array;
   /**
    * Per local.get/set/tee: distance back to the previous access of the same
-   * local in its function, 0 if none. Two copies of a repeat use their locals
-   * in the same pattern exactly when these agree wherever they point inside
-   * the copy (Baker's prev encoding).
+   * local in its function, 0 if none; -1 for other positions. Two copies of
+   * a repeat use their locals in the same pattern exactly when these agree
+   * wherever they point inside the copy (Baker's prev encoding).
    */
-  prevDist: Int32Array;
+  localPrev: Int32Array;
 }
 
 export function liveness(info: FuncInfo): Liveness | null {
@@ -176,9 +176,9 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
   }
   const s = new Int32Array(total);
   const funcAt = new Int32Array(total).fill(-1);
-  const psize = new Float64Array(total + 1);
+  const psize = new Int32Array(total + 1);
   const localX = new Int32Array(total).fill(-1);
-  const prevDist = new Int32Array(total);
+  const localPrev = new Int32Array(total).fill(-1);
   let maxLocals = 0;
   for (const info of infos) maxLocals = Math.max(maxLocals, info.localTypes.length);
   // last access position per local, valid where lastIn holds the function's number + 1
@@ -188,8 +188,8 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
   const symOf = new Int32Array(cache.repBody.length).fill(-1);
   let next = 0;
   let acc = 0;
-  infos.forEach((info, k) => {
-    const { body, start, func } = info;
+  for (let k = 0; k < infos.length; k++) {
+    const { body, start, func } = infos[k]!;
     const { ids, sizes } = facts[k]!;
     for (let i = 0; i < body.count - 1; i++) {
       const p = start + i;
@@ -201,7 +201,7 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
       if (lw) {
         const x = body.imm[body.immStart[i]! + lw[0]!]!;
         localX[p] = x;
-        if (lastIn[x] === k + 1) prevDist[p] = p - lastAt[x]!;
+        localPrev[p] = lastIn[x] === k + 1 ? p - lastAt[x]! : 0;
         lastIn[x] = k + 1;
         lastAt[x] = p;
       }
@@ -217,9 +217,9 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
     const sep = start + body.count - 1;
     psize[sep] = acc;
     s[sep] = next++;
-  });
+  }
   psize[total] = acc;
-  return { s, alphabet: next, funcAt, infos, psize, localX, prevDist };
+  return { s, alphabet: next, funcAt, infos, psize, localX, localPrev };
 }
 
 /** True if position q holds an instruction a sequence may be extended over to the left without changing its legality (not control; not drop/select, whose input type is open). */

@@ -161,7 +161,7 @@ export function findCandidates(ctx: EvalContext): Candidate[] {
     const key = order[j]!;
     const k = key % 2 ** 24;
     if (Math.floor(key / 2 ** 24) <= ev.floor) break;
-    ev.evaluate(sa.subarray(lbs[k]!, rbs[k]! + 1), lens[k]!, mins[k]!, out);
+    ev.evaluate(sa, lbs[k]!, rbs[k]!, lens[k]!, mins[k]!, out);
     if (out.length >= 2 * POOL) {
       prune(out, POOL);
       ev.floor = out[out.length - 1]!.benefit;
