@@ -117,24 +117,52 @@ interface FuncFacts {
  */
 export class CorpusCache {
   readonly facts = new Map<Func, FuncFacts>();
-  // intern table of instruction contents (a local index stands for its local's type)
-  readonly bySym = new Map<number, number[]>();
+  // intern table of instruction contents (a local index stands for its local's
+  // type): open addressing on the content hash, slots hold id + 1
+  private slots = new Int32Array(1 << 12);
+  private hashOf = new Int32Array(1 << 11);
   readonly repBody: Body[] = [];
   readonly repInstr: number[] = [];
   readonly repLt: Int32Array[] = [];
 
   intern(body: Body, i: number, lt: Int32Array): number {
     const h = instrHash(body, i, lt);
-    let list = this.bySym.get(h);
-    if (list) {
-      for (const c of list) if (instrEqual(this.repBody[c]!, this.repInstr[c]!, this.repLt[c]!, body, i, lt)) return c;
-    } else this.bySym.set(h, (list = []));
+    const mask = this.slots.length - 1;
+    let slot = (h ^ (h >>> 16)) & mask;
+    for (let e = this.slots[slot]!; e !== 0; e = this.slots[slot]!) {
+      const c = e - 1;
+      if (this.hashOf[c] === h && instrEqual(this.repBody[c]!, this.repInstr[c]!, this.repLt[c]!, body, i, lt)) return c;
+      slot = (slot + 1) & mask;
+    }
     const id = this.repBody.length;
-    list.push(id);
+    if (id === this.hashOf.length) this.grow();
+    this.hashOf[id] = h;
     this.repBody.push(body);
     this.repInstr.push(i);
     this.repLt.push(lt);
+    if (2 * (id + 1) > this.slots.length) this.grow();
+    else this.slots[slot] = id + 1;
     return id;
+  }
+
+  /** Doubles the table (and the hash per id), placing every id again. */
+  private grow(): void {
+    const n = this.repBody.length;
+    if (n >= this.hashOf.length) {
+      const h = new Int32Array(this.hashOf.length * 2);
+      h.set(this.hashOf);
+      this.hashOf = h;
+    }
+    if (2 * n <= this.slots.length) return;
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let id = 0; id < n; id++) {
+      const h = this.hashOf[id]!;
+      let slot = (h ^ (h >>> 16)) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = id + 1;
+    }
+    this.slots = slots;
   }
 
   factsOf(m: Module, env: StackEnv, f: Func, typer: StackTyper): FuncFacts {
