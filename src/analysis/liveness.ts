@@ -71,13 +71,14 @@ export function computeLiveness(body: Body, nLocals: number): Liveness | null {
   }
   // basic blocks
   const bbOf = new Int32Array(n);
-  const bbStart: number[] = [];
+  const starts = new Int32Array(n + 1);
+  let nbb = 0;
   for (let i = 0; i < n; i++) {
-    if (i === 0 || isControl(ops[i]!) || isControl(ops[i - 1]!)) bbStart.push(i);
-    bbOf[i] = bbStart.length - 1;
+    if (i === 0 || isControl(ops[i]!) || isControl(ops[i - 1]!)) starts[nbb++] = i;
+    bbOf[i] = nbb - 1;
   }
-  const nbb = bbStart.length;
-  bbStart.push(n);
+  starts[nbb] = n;
+  const bbStart = starts.subarray(0, nbb + 1);
   const words = (nLocals + 31) >>> 5;
   if (words * nbb > MAX_WORDS) return null;
   // successors (CSR); -1 = function exit (nothing live)
@@ -168,7 +169,7 @@ export function computeLiveness(body: Body, nLocals: number): Liveness | null {
     if (lastAccess[x]! >= 0) nextAccess[lastAccess[x]!] = i;
     lastAccess[x] = i;
   }
-  return new FuncLiveness(body, bbOf, Int32Array.from(bbStart), succStart, succs, liveIn, words, nextAccess);
+  return new FuncLiveness(body, bbOf, bbStart, succStart, succs, liveIn, words, nextAccess);
 }
 
 /** The answer of computeLiveness: one class (not closures per function) so queries are monomorphic calls. */

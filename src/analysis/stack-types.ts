@@ -612,6 +612,22 @@ export function analyzeStack(env: StackEnv, typeIndex: number, localTypes: Int32
   return { height, depth, opener, match };
 }
 
+/** analyzeStack's heights alone (null in the same cases), without the block structure. */
+export function stackHeights(env: StackEnv, typeIndex: number, localTypes: Int32Array, body: Body, typer = new StackTyper(env)): Int32Array | null {
+  const n = body.count;
+  const height = new Int32Array(n);
+  const lt = (x: number) => localTypes[x]!;
+  typer.reset(env.results[typeIndex] ?? [], false);
+  for (let i = 0; i < n; i++) {
+    if (KIND[body.ops[i]!] === K.UNSUPPORTED) return null;
+    height[i] = typer.unreachable ? -1 : typer.height;
+    if (i === n - 1) break; // the function's own end
+    typer.step(body, i, lt);
+    if (!typer.ok) return null;
+  }
+  return height;
+}
+
 /** Inputs and outputs of a sequence, bottom of the stack first. */
 export interface SequenceSignature {
   params: ValType[];

@@ -8,19 +8,20 @@
 
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { decodeFunctionBody } from "../../binary/reader.js";
-import { idOf } from "../../binary/opcodes/index.js";
+import { idOf, OPS } from "../../binary/opcodes/index.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import type { HotCode } from "../pass.js";
-import { analyzeStack, localTypesOf, StackTyper, type StackEnv } from "../../analysis/stack-types.js";
+import { localTypesOf, stackHeights, StackTyper, type StackEnv } from "../../analysis/stack-types.js";
 import { computeLiveness, type Liveness } from "../../analysis/liveness.js";
 import { instrSize } from "./sizes.js";
 
 const ELSE = idOf("else");
 const END = idOf("end");
-/** Control instructions: a sequence cannot simply grow to the left over them. */
-const CONTROL = new Set(["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select"].map(idOf));
+/** Per op: 1 for control instructions (a sequence cannot simply grow to the left over them). */
+const CONTROL = new Uint8Array(OPS.length);
+for (const name of ["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select"]) CONTROL[idOf(name)] = 1;
 
 export interface FuncInfo {
   /** Position in m.functions. */
@@ -170,19 +171,18 @@ export class CorpusCache {
     if (old && (f.body === null || f.body === old.body) && f.typeIndex === old.typeIndex && f.locals === old.locals) return old;
     const body = f.body ?? decodeFunctionBody(m, f);
     const localTypes = localTypesOf(env, f.typeIndex, f.locals);
-    const st = analyzeStack(env, f.typeIndex, localTypes, body, typer);
+    const height = stackHeights(env, f.typeIndex, localTypes, body, typer);
     const n = body.count - 1;
-    const ids = new Int32Array(st ? n : 0);
-    const sizes = new Int32Array(st ? n : 0);
-    if (st) {
-      const height = st.height;
+    const ids = new Int32Array(height ? n : 0);
+    const sizes = new Int32Array(height ? n : 0);
+    if (height) {
       for (let i = 0; i < n; i++) {
         sizes[i] = instrSize(body, i);
         const op = body.ops[i]!;
         ids[i] = height[i]! < 0 && op !== END && op !== ELSE ? -1 : this.intern(body, i, localTypes);
       }
     }
-    const facts: FuncFacts = { body, typeIndex: f.typeIndex, locals: f.locals, localTypes, height: st ? st.height : null, ids, sizes, liveness: undefined };
+    const facts: FuncFacts = { body, typeIndex: f.typeIndex, locals: f.locals, localTypes, height, ids, sizes, liveness: undefined };
     this.facts.set(f, facts);
     return facts;
   }
@@ -255,5 +255,5 @@ export function plainAt(c: Corpus, q: number): boolean {
   const k = c.funcAt[q]!;
   if (k < 0) return false;
   const info = c.infos[k]!;
-  return !CONTROL.has(info.body.ops[q - info.start]!);
+  return CONTROL[info.body.ops[q - info.start]!] === 0;
 }
