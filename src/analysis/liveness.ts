@@ -42,11 +42,10 @@ export interface Liveness {
   /** True if local x may be read after instruction i executes (before being overwritten). */
   liveAfter(i: number, x: number): boolean;
   /**
-   * liveAfter(i, x) for the local x accessed at instruction q, when q <= i
-   * and x is not accessed in (q, i]: its next access is then known without
-   * a search.
+   * liveAfter(i, x) when instruction q <= i accesses x and (q, i] does not:
+   * the next access of x is then known without a search.
    */
-  liveAfterAccess(q: number, i: number): boolean;
+  liveAfterAccess(q: number, i: number, x: number): boolean;
 }
 
 /**
@@ -193,9 +192,8 @@ class FuncLiveness implements Liveness {
     return this.liveFrom(i, x, j < end ? j : -1);
   }
 
-  liveAfterAccess(q: number, i: number): boolean {
-    const b = this.body;
-    return this.liveFrom(i, b.imm[b.immStart[q]!]!, this.nextAccess[q]!);
+  liveAfterAccess(q: number, i: number, x: number): boolean {
+    return this.liveFrom(i, x, this.nextAccess[q]!);
   }
 
   /** Whether x, next accessed at j (-1: never) after i, is live after i. */

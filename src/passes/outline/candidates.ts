@@ -233,7 +233,6 @@ export class Evaluator {
     const info = corpus.infos[corpus.funcAt[p0]!]!;
     const i0 = p0 - info.start;
     const body = info.body;
-    const lt = (x: number) => info.localTypes[x]!;
     const typer = this.typer;
     typer.reset(info.results, true);
     let nLegal = 0;
@@ -246,7 +245,7 @@ export class Evaluator {
       const op = body.ops[i]!;
       // the callee may end in its own `end` instead of a final return when nothing extra is left under the results
       if (op === RETURN) stripReturn = !typer.unreachable && typer.height <= info.results.length;
-      typer.step(body, i, lt);
+      typer.step(body, i, info.localTypes);
       if (!typer.ok) break;
       const lw = LOCAL_WORDS[op];
       if (lw) {
@@ -644,7 +643,7 @@ export class Evaluator {
         const i = p - oi.start;
         for (let c = 0; c < nc; c++) {
           if (!written[c]) continue;
-          if (!lv || lv.liveAfterAccess(i + lastAt[c]!, i + len - 1)) {
+          if (!lv || lv.liveAfterAccess(i + lastAt[c]!, i + len - 1, xs[j * nc + c]!)) {
             liveAt ??= new Uint8Array(nOcc * nc);
             liveAt[j * nc + c] = 1;
             anyLive[c] = 1;
