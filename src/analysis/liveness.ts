@@ -121,32 +121,46 @@ export function computeLiveness(body: Body, nLocals: number): Liveness | null {
   succStart[nbb] = succ.length;
   const succs = Int32Array.from(succ);
 
+  // per block, each local it accesses once, by its first access: a read
+  // makes it live on entry, a write dead, whatever is live on exit (CSR)
+  const accStart = new Int32Array(nbb + 1);
+  const accLocal = new Int32Array(n);
+  const accRead = new Uint8Array(n);
+  const seenIn = new Int32Array(nLocals).fill(-1);
+  let nAcc = 0;
+  for (let b = 0; b < nbb; b++) {
+    accStart[b] = nAcc;
+    for (let i = bbStart[b]!; i < bbStart[b + 1]!; i++) {
+      const op = ops[i]!;
+      if (op !== LOCAL_GET && op !== LOCAL_SET && op !== LOCAL_TEE) continue;
+      const x = imm[st[i]!]!;
+      if (seenIn[x] === b) continue;
+      seenIn[x] = b;
+      accLocal[nAcc] = x;
+      accRead[nAcc++] = op === LOCAL_GET ? 1 : 0;
+    }
+  }
+  accStart[nbb] = nAcc;
+
   const liveIn = new Uint32Array(words * nbb);
   const tmp = new Uint32Array(words);
-  const out = (b: number, into: Uint32Array): void => {
-    into.fill(0);
-    for (let s = succStart[b]!; s < succStart[b + 1]!; s++) {
-      const c = succs[s]!;
-      if (c < 0) continue;
-      const base = c * words;
-      for (let k = 0; k < words; k++) into[k]! |= liveIn[base + k]!;
-    }
-  };
   // iterate to a fixpoint, last block first (most edges go forward)
   let changed = true;
   while (changed) {
     changed = false;
     for (let b = nbb - 1; b >= 0; b--) {
-      out(b, tmp);
-      for (let i = bbStart[b + 1]! - 1; i >= bbStart[b]!; i--) {
-        const op = ops[i]!;
-        if (op === LOCAL_GET) {
-          const x = imm[st[i]!]!;
-          tmp[x >>> 5]! |= 1 << (x & 31);
-        } else if (op === LOCAL_SET || op === LOCAL_TEE) {
-          const x = imm[st[i]!]!;
-          tmp[x >>> 5]! &= ~(1 << (x & 31));
-        }
+      // live on exit: the union of the successors' live-in
+      tmp.fill(0);
+      for (let s = succStart[b]!; s < succStart[b + 1]!; s++) {
+        const c = succs[s]!;
+        if (c < 0) continue;
+        const base = c * words;
+        for (let k = 0; k < words; k++) tmp[k]! |= liveIn[base + k]!;
+      }
+      for (let a = accStart[b]!; a < accStart[b + 1]!; a++) {
+        const x = accLocal[a]!;
+        if (accRead[a] === 1) tmp[x >>> 5]! |= 1 << (x & 31);
+        else tmp[x >>> 5]! &= ~(1 << (x & 31));
       }
       const base = b * words;
       for (let k = 0; k < words; k++) {
