@@ -308,8 +308,8 @@ export class StackTyper {
     return this.env.memAddr[mem] ?? I32;
   }
 
-  /** Types instruction i of body; `localType(x)` gives the type of local x. */
-  step(body: Body, i: number, localType: (x: number) => ValType): void {
+  /** Types instruction i of body; localTypes[x] is the type of local x. */
+  step(body: Body, i: number, localTypes: Int32Array): void {
     const op = body.ops[i]!;
     const w = body.immStart[i]!;
     const imm = body.imm;
@@ -439,13 +439,13 @@ export class StackTyper {
         return;
       }
       case K.LOCAL_GET:
-        this.push(localType(imm[w]!));
+        this.push(localTypes[imm[w]!]!);
         return;
       case K.LOCAL_SET:
-        this.pop(localType(imm[w]!));
+        this.pop(localTypes[imm[w]!]!);
         return;
       case K.LOCAL_TEE: {
-        const t = localType(imm[w]!);
+        const t = localTypes[imm[w]!]!;
         this.pop(t);
         this.push(t);
         return;
@@ -587,7 +587,6 @@ export function analyzeStack(env: StackEnv, typeIndex: number, localTypes: Int32
   const opener = new Int32Array(n);
   const match = new Int32Array(n).fill(-1);
   const openers: number[] = [-1];
-  const lt = (x: number) => localTypes[x]!;
   typer.reset(env.results[typeIndex] ?? [], false);
   for (let i = 0; i < n; i++) {
     const op = body.ops[i]!;
@@ -605,11 +604,26 @@ export function analyzeStack(env: StackEnv, typeIndex: number, localTypes: Int32
         openers.pop();
       }
     }
-    typer.step(body, i, lt);
+    typer.step(body, i, localTypes);
     if (!typer.ok) return null;
     if (k === K.BLOCK || k === K.LOOP || k === K.IF) openers.push(i);
   }
   return { height, depth, opener, match };
+}
+
+/** analyzeStack's heights alone (null in the same cases), without the block structure. */
+export function stackHeights(env: StackEnv, typeIndex: number, localTypes: Int32Array, body: Body, typer = new StackTyper(env)): Int32Array | null {
+  const n = body.count;
+  const height = new Int32Array(n);
+  typer.reset(env.results[typeIndex] ?? [], false);
+  for (let i = 0; i < n; i++) {
+    if (KIND[body.ops[i]!] === K.UNSUPPORTED) return null;
+    height[i] = typer.unreachable ? -1 : typer.height;
+    if (i === n - 1) break; // the function's own end
+    typer.step(body, i, localTypes);
+    if (!typer.ok) return null;
+  }
+  return height;
 }
 
 /** Inputs and outputs of a sequence, bottom of the stack first. */
@@ -626,9 +640,8 @@ export interface SequenceSignature {
  */
 export function sequenceSignature(env: StackEnv, body: Body, from: number, to: number, localTypes: Int32Array, typer = new StackTyper(env)): SequenceSignature | null {
   typer.reset([], true);
-  const lt = (x: number) => localTypes[x]!;
   for (let i = from; i < to; i++) {
-    typer.step(body, i, lt);
+    typer.step(body, i, localTypes);
     if (!typer.ok || typer.returns) return null;
   }
   if (typer.depth !== 0 || typer.unreachable) return null;

@@ -6,13 +6,13 @@ import { u32Size, ByteWriter } from "../../binary/bytes.js";
 import { encodeInstructions } from "../../binary/code-writer.js";
 import { decodeFunctionBody } from "../../binary/reader.js";
 import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
-import type { Module } from "../../ir/module.js";
+import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import type { HotCode } from "../pass.js";
 import { sigKey, type Fold } from "./apply.js";
 import { canonical, prefixHashes, rangeHash } from "./canon.js";
 import { callBytes, foldedBody, newFuncBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Site } from "./plan.js";
-import { findRegions, hasHandlers } from "./regions.js";
+import { findRegions, hasHandlers, type Region } from "./regions.js";
 import { idOf } from "../../binary/opcodes/index.js";
 
 const LOCAL_GET = idOf("local.get");
@@ -54,21 +54,55 @@ function offsetsOf(info: FuncInfo, w: ByteWriter): Uint32Array {
   return (info.offsets = off);
 }
 
+/** What findGroups learns about one function: its info, regions and prefix hashes (null info: left alone). */
+interface FuncRegions {
+  /** The function's body, type and locals these were computed from. */
+  body: Func["body"];
+  typeIndex: number;
+  locals: Func["locals"];
+  info: FuncInfo | null;
+  regions: Region[];
+  hashes: Int32Array | null;
+}
+
+/**
+ * Per-function results kept across the rounds of one fold-blocks run. A
+ * round only appends functions and replaces the bodies of those it folds
+ * from, so a function whose body, type and locals are unchanged has the
+ * same regions and hashes (the next round mostly looks at the same code).
+ */
+export class RegionCache {
+  private readonly byFunc = new Map<Func, FuncRegions>();
+
+  of(m: Module, pos: number, o: FindOptions): FuncRegions {
+    const f = m.functions[pos]!;
+    const old = this.byFunc.get(f);
+    if (old && old.body === f.body && old.typeIndex === f.typeIndex && old.locals === f.locals) return old;
+    const info = funcInfo(m, pos);
+    let regions: Region[] = [];
+    let hashes: Int32Array | null = null;
+    if (info) {
+      const hot = o.hot && o.hot.isHotFunction(info.func) ? o.hot : null;
+      regions = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(info.func, i) : null);
+      if (regions.length > 0) hashes = prefixHashes(info.body, info.localTypes);
+    }
+    const e: FuncRegions = { body: f.body, typeIndex: f.typeIndex, locals: f.locals, info, regions, hashes };
+    this.byFunc.set(f, e);
+    return e;
+  }
+}
+
 /** All groups of at least two identical regions. */
-export function findGroups(m: Module, o: FindOptions, progress: (f: number) => void): Group[] {
+export function findGroups(m: Module, o: FindOptions, progress: (f: number) => void, cache = new RegionCache()): Group[] {
   const buckets = new Map<string, Site[]>();
   const n = m.functions.length;
   for (let pos = 0; pos < n; pos++) {
     if ((pos & 1023) === 0) progress((pos / n) * 0.5);
-    const info = funcInfo(m, pos);
-    if (!info) continue;
-    const hot = o.hot && o.hot.isHotFunction(info.func) ? o.hot : null;
-    const regions = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(info.func, i) : null);
-    if (regions.length === 0) continue;
-    const h = prefixHashes(info.body, info.localTypes);
+    const { info, regions, hashes: h } = cache.of(m, pos, o);
+    if (!info || regions.length === 0) continue;
     const resultsKey = info.results.join(",");
     for (const r of regions) {
-      const key = `${r.kind}|${r.blockType}|${r.returns ? resultsKey : ""}|${r.end - r.start}|${rangeHash(h, r.start, r.end)}`;
+      const key = `${r.kind}|${r.blockType}|${r.returns ? resultsKey : ""}|${r.end - r.start}|${rangeHash(h!, r.start, r.end)}`;
       let list = buckets.get(key);
       if (!list) buckets.set(key, (list = []));
       list.push({ info, region: r, locals: [] });

@@ -12,7 +12,7 @@ import { judgeInHalves } from "../judged-halves.js";
 import { extractedEntries, type ExtractedCall } from "../merge-map.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
 import { applyFolds, cloneForTrial, type Fold } from "./apply.js";
-import { chooseFolds, findGroups, type FindOptions } from "./find.js";
+import { chooseFolds, findGroups, RegionCache, type FindOptions } from "./find.js";
 
 /** Rounds of find-and-fold: a later round sees regions made equal by calls to earlier folds. */
 const MAX_ROUNDS = 3;
@@ -58,8 +58,9 @@ export function foldBlocks(m: Module, ctx: PassContext): FoldBlocksStats {
     ...(opts?.hot ? { hot: opts.hot } : {}),
   };
   const stats: FoldBlocksStats = { folds: 0, sites: 0, tailFolds: 0, rounds: 0, judgements: 0, refused: 0 };
+  const cache = new RegionCache();
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const groups = findGroups(m, o, (f) => ctx.progress((round + f) / MAX_ROUNDS));
+    const groups = findGroups(m, o, (f) => ctx.progress((round + f) / MAX_ROUNDS), cache);
     let folds = chooseFolds(m, groups, o);
     stats.rounds++;
     if (folds.length > 0 && judge) folds = judged(m, folds, o, judge, stats);

@@ -13,6 +13,7 @@ import { u32Size } from "../../binary/bytes.js";
 import { idOf } from "../../binary/opcodes/index.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
+import type { Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
 import { EXTERNREF, FUNCREF, isNumeric, type ValType } from "../../ir/types.js";
 import { StackTyper, type StackEnv } from "../../analysis/stack-types.js";
@@ -116,6 +117,28 @@ export function benefitOf(ctx: EvalContext, c: Candidate, keep: readonly number[
   return g - functionOverhead(ctx, c, funcIndex);
 }
 
+/** benefitOf with every occurrence kept. */
+function benefitOfAll(ctx: EvalContext, c: Candidate, funcIndex: number): number {
+  const n = c.gain.length;
+  if (n < 2) return -1;
+  let g = 0;
+  const call = u32Size(funcIndex);
+  for (let k = 0; k < n; k++) g += c.gain[k]! - call;
+  return g - functionOverhead(ctx, c, funcIndex);
+}
+
+/**
+ * `head` followed by the types of canonical locals `locals`, as a fresh
+ * packed array: spreading arrays of mixed origins here sent V8 into a
+ * deoptimization loop (thousands per run on sql-wasm).
+ */
+function withTypesOf(head: readonly ValType[], locals: readonly number[], canonTypes: readonly ValType[]): ValType[] {
+  const out: ValType[] = [];
+  for (let k = 0; k < head.length; k++) out.push(head[k]!);
+  for (let k = 0; k < locals.length; k++) out.push(canonTypes[locals[k]!]!);
+  return out;
+}
+
 /** Grows a typed array scratch buffer to hold at least `n` entries (contents not kept). */
 function ensure<T extends Int32Array | Uint8Array | Float64Array>(a: T, n: number): T {
   if (a.length >= n) return a;
@@ -141,10 +164,14 @@ export class Evaluator {
   private legalLen = new Int32Array(MAX_LEN);
   private legalKind = new Uint8Array(MAX_LEN);
   private legalDistinct = new Int32Array(MAX_LEN);
+  private legalStrip = new Uint8Array(MAX_LEN);
+  private legalInputs = new Int32Array(MAX_LEN);
+  private legalSp = new Int32Array(MAX_LEN);
+  private legalVals = new Int32Array(MAX_LEN * MAX_RESULTS);
   // per occurrence of a repeat (grown on demand)
+  private positions = new Int32Array(64);
+  private bytes = new Int32Array(64);
   private xsAll = new Int32Array(1024);
-  private pat = new Int32Array(1024);
-  private ncOf = new Int32Array(64);
   private groupRep = new Int32Array(64);
   private groupHash = new Int32Array(64);
   private groupSize = new Int32Array(64);
@@ -153,14 +180,18 @@ export class Evaluator {
   private fill = new Int32Array(64);
   private members = new Int32Array(64);
   private occ = new Int32Array(64);
+  private keptBytes = new Int32Array(64);
+  private sorted = new Int32Array(64);
   private slots = new Int32Array(128);
-  private sortKeys = new Float64Array(64);
   // per canonical local / local op of the group being planned
   private read: Uint8Array;
   private written: Uint8Array;
   private definedFirst: Uint8Array;
   private seen: Uint8Array;
+  private lastAt: Int32Array;
   private canonAt = new Int32Array(MAX_LEN);
+  private nLocalOps = 0;
+  private shrink = 0;
   /** ctx.nameCost(costFuncIndex), cached: it builds a string. */
   private costFuncIndex = -1;
   private nameCostNow = 0;
@@ -175,6 +206,7 @@ export class Evaluator {
     this.written = new Uint8Array(maxLocals);
     this.definedFirst = new Uint8Array(maxLocals);
     this.seen = new Uint8Array(maxLocals);
+    this.lastAt = new Int32Array(maxLocals);
   }
 
   private nameCost(): number {
@@ -187,30 +219,33 @@ export class Evaluator {
   }
 
   /**
-   * Candidates for a repeat: occurrences at `positions` share their first
+   * Candidates for a repeat: occurrences at sa[lb, rb] share their first
    * `maxLen` symbols; lengths below `minLen` belong to a larger repeat.
    */
-  evaluate(positions: Int32Array | number[], maxLen: number, minLen: number, out: Candidate[]): void {
+  evaluate(sa: Int32Array, lb: number, rb: number, maxLen: number, minLen: number, out: Candidate[]): void {
     const { corpus } = this.ctx;
-    const p0 = positions[0]!;
+    const nOcc = rb - lb + 1;
+    const p0 = sa[lb]!;
     maxLen = Math.min(maxLen, MAX_LEN);
     // evaluateLength's quick bound at the longest length: copies only grow with it
     const longest = corpus.psize[p0 + maxLen]! - corpus.psize[p0]!;
-    if ((positions.length - 1) * longest - positions.length * (1 + u32Size(this.ctx.nextFunc)) <= 4) return;
+    if ((nOcc - 1) * longest - nOcc * (1 + u32Size(this.ctx.nextFunc)) <= 4) return;
     const info = corpus.infos[corpus.funcAt[p0]!]!;
     const i0 = p0 - info.start;
     const body = info.body;
-    const lt = (x: number) => info.localTypes[x]!;
     const typer = this.typer;
     typer.reset(info.results, true);
     let nLegal = 0;
     const ep = ++this.epoch;
     let distinct = 0;
+    let stripReturn = false;
     for (let t = 0; t < maxLen; t++) {
       const i = i0 + t;
       this.depthAt[t] = typer.depth;
       const op = body.ops[i]!;
-      typer.step(body, i, lt);
+      // the callee may end in its own `end` instead of a final return when nothing extra is left under the results
+      if (op === RETURN) stripReturn = !typer.unreachable && typer.height <= info.results.length;
+      typer.step(body, i, info.localTypes);
       if (!typer.ok) break;
       const lw = LOCAL_WORDS[op];
       if (lw) {
@@ -223,19 +258,15 @@ export class Evaluator {
       if (typer.depth !== 0) continue;
       const len = t + 1;
       if (typer.unreachable) {
-        if (len >= minLen) {
-          this.legalLen[nLegal] = len;
-          this.legalKind[nLegal] = typer.returns ? RET : TRAP;
-          this.legalDistinct[nLegal++] = distinct;
-        }
+        if (len >= minLen) this.addLegal(nLegal++, len, typer.returns ? RET : TRAP, distinct, typer.returns && op === RETURN && stripReturn);
         break;
       }
-      if (!typer.returns && len >= minLen) {
-        this.legalLen[nLegal] = len;
-        this.legalKind[nLegal] = NORMAL;
-        this.legalDistinct[nLegal++] = distinct;
-      }
+      if (!typer.returns && len >= minLen) this.addLegal(nLegal++, len, NORMAL, distinct, false);
     }
+    if (nLegal === 0) return;
+    // a copy in scratch rather than a subarray: one allocation less per repeat
+    const positions = (this.positions = ensure(this.positions, nOcc));
+    for (let k = 0; k < nOcc; k++) positions[k] = sa[lb + k]!;
     let lastDistinct = Infinity;
     let tried = 0;
     for (let k = nLegal - 1; k >= 0 && tried < MAX_LENGTHS; k--) {
@@ -243,83 +274,112 @@ export class Evaluator {
       if (d >= lastDistinct) continue;
       lastDistinct = d;
       tried++;
-      this.evaluateLength(positions, this.legalLen[k]!, this.legalKind[k]!, out);
+      this.evaluateLength(positions, nOcc, k, out);
     }
   }
 
-  private evaluateLength(positions: Int32Array | number[], len: number, kind: number, out: Candidate[]): void {
+  /**
+   * Records legal length number k and what evaluateLength needs of the
+   * typer's state there: inputs so far (a prefix of inputsRev, which only
+   * grows) and, when few enough to be results, the values on the stack.
+   */
+  private addLegal(k: number, len: number, kind: number, distinct: number, stripReturn: boolean): void {
+    const typer = this.typer;
+    this.legalLen[k] = len;
+    this.legalKind[k] = kind;
+    this.legalDistinct[k] = distinct;
+    this.legalStrip[k] = stripReturn ? 1 : 0;
+    this.legalInputs[k] = typer.inputsRev.length;
+    this.legalSp[k] = typer.sp;
+    if (typer.sp <= MAX_RESULTS) for (let v = 0; v < typer.sp; v++) this.legalVals[k * MAX_RESULTS + v] = typer.vals[v]!;
+  }
+
+  /** Candidates for the repeat at positions[0, nOcc) cut to legal length number `legal`. */
+  private evaluateLength(positions: Int32Array, nOcc: number, legal: number, out: Candidate[]): void {
+    const len = this.legalLen[legal]!;
+    const kind = this.legalKind[legal]!;
     const ctx = this.ctx;
     const corpus = ctx.corpus;
     const psize = corpus.psize;
-    const nOcc = positions.length;
     const call = 1 + u32Size(ctx.nextFunc);
     // quick bound: even with free call sites and a free function this must pay
     const firstBytes = psize[positions[0]! + len]! - psize[positions[0]!]!;
     if ((nOcc - 1) * firstBytes - nOcc * call <= 4) return;
 
-    // signature from the first occurrence
+    // signature from the first occurrence, as evaluate's typing found it
+    const typer = this.typer;
+    const S = this.legalInputs[legal]!;
+    for (let k = 0; k < S; k++) if (!allowedType(typer.inputsRev[k]!)) return;
+    const nStackResults = kind === NORMAL ? this.legalSp[legal]! : 0;
+    // plan refuses more results than this, and the stack results are among them
+    if (kind === NORMAL && nStackResults > (ctx.multiValue ? MAX_RESULTS : 1)) return;
+    const stackResults: ValType[] = [];
+    for (let k = 0; k < nStackResults; k++) {
+      const t = this.legalVals[legal * MAX_RESULTS + k]!;
+      if (!allowedType(t)) return;
+      stackResults.push(t);
+    }
+    const stripReturn = this.legalStrip[legal] === 1;
     const p0 = positions[0]!;
     const info0 = corpus.infos[corpus.funcAt[p0]!]!;
     const i0 = p0 - info0.start;
     const ops0 = info0.body.ops;
-    const typer = this.typer;
-    typer.reset(info0.results, true);
-    const lt0 = (x: number) => info0.localTypes[x]!;
-    // the callee may end in its own `end` instead of a final return when nothing extra is left under the results
-    let stripReturn = false;
-    for (let t = 0; t < len; t++) {
-      this.depthAt[t] = typer.depth;
-      if (t === len - 1 && kind === RET && ops0[i0 + t] === RETURN) {
-        stripReturn = !typer.unreachable && typer.height <= info0.results.length;
-      }
-      typer.step(info0.body, i0 + t, lt0);
-    }
-    if (!typer.ok) return;
-    const S = typer.inputsRev.length;
-    for (let k = 0; k < S; k++) if (!allowedType(typer.inputsRev[k]!)) return;
-    const nStackResults = kind === NORMAL ? typer.sp : 0;
-    for (let k = 0; k < nStackResults; k++) if (!allowedType(typer.vals[k]!)) return;
-    // plan refuses more results than this, and the stack results are among them
-    if (kind === NORMAL && nStackResults > (ctx.multiValue ? MAX_RESULTS : 1)) return;
 
+    // bytes of each copy, read once: positions come in suffix-array order, so psize reads miss the cache
+    const bytes = (this.bytes = ensure(this.bytes, nOcc));
+    for (let k = 0; k < nOcc; k++) {
+      const p = positions[k]!;
+      bytes[k] = psize[p + len]! - psize[p]!;
+    }
     // every copy but one becoming a bare call must beat the floor
     {
       let ub = -firstBytes;
-      for (let k = 0; k < nOcc; k++) ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
+      for (let k = 0; k < nOcc; k++) ub += bytes[k]! - call;
       if (ub <= Math.max(0, this.floor)) return;
     }
     // the new function costs at least its instructions with 1-byte local
     // indices, the stack-param pushes, end, local-decl count, size prefix,
-    // type index and name; each kept copy gains at most its bytes minus a bare call
+    // type index and name; each kept copy gains at most its bytes minus a bare call,
+    // and minus the push of a parameter when the first local access reads: that
+    // local is a parameter whatever pattern a copy's locals follow
     let localOps = 0;
     let shrink = 0;
     {
       const b0 = info0.body;
+      let param = 0;
       for (let t = 0; t < len; t++) {
-        const lw = LOCAL_WORDS[ops0[i0 + t]!];
+        const op = ops0[i0 + t]!;
+        const lw = LOCAL_WORDS[op];
         if (!lw) continue;
+        if (localOps === 0 && op === LOCAL_GET) param = 2;
         localOps++;
         shrink += u32Size(b0.imm[b0.immStart[i0 + t]! + lw[0]!]!) - 1;
       }
       const extra = (kind === RET && !ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
       const minFunc = firstBytes - shrink + 2 * S + (stripReturn ? 0 : 1) + 3 + this.nameCost();
       let ub = -minFunc;
-      for (let k = 0; k < nOcc; k++) ub += Math.max(0, psize[positions[k]! + len]! - psize[positions[k]!]! - call - extra);
+      for (let k = 0; k < nOcc; k++) ub += Math.max(0, bytes[k]! - call - extra - param);
       if (ub <= 0) return;
     }
-    const stackParams: ValType[] = typer.inputsRev.slice().reverse();
-    const stackResults: ValType[] = Array.from(typer.vals.subarray(0, nStackResults));
+    const stackParams: ValType[] = [];
+    for (let k = S - 1; k >= 0; k--) stackParams.push(typer.inputsRev[k]!);
 
-    // group occurrences by canonical local pattern
-    const stride = Math.max(1, localOps);
-    const xsAll = (this.xsAll = ensure(this.xsAll, nOcc * stride));
-    const pat = (this.pat = ensure(this.pat, nOcc * stride));
-    const ncOf = (this.ncOf = ensure(this.ncOf, nOcc));
+    // group occurrences by canonical local pattern, compared in prev encoding
+    const localPrev = corpus.localPrev;
     const samePattern = (a: number, b: number): boolean => {
-      for (let t = 0; t < localOps; t++) if (pat[a * stride + t] !== pat[b * stride + t]) return false;
+      const pa = positions[a]!;
+      const pb = positions[b]!;
+      if (localOps > 0) {
+        for (let t = 0; t < len; t++) {
+          const da = localPrev[pa + t]!;
+          if (da < 0) continue;
+          const db = localPrev[pb + t]!;
+          if ((da <= t ? da : 0) !== (db <= t ? db : 0)) return false;
+        }
+      }
       if (kind !== RET) return true;
-      const ra = corpus.infos[corpus.funcAt[positions[a]!]!]!.results;
-      const rb = corpus.infos[corpus.funcAt[positions[b]!]!]!.results;
+      const ra = corpus.infos[corpus.funcAt[pa]!]!.results;
+      const rb = corpus.infos[corpus.funcAt[pb]!]!.results;
       return ra.length === rb.length && ra.every((t, q) => t === rb[q]);
     };
     // groups by pattern: open addressing on the pattern hash (most groups of long repeats are singletons)
@@ -333,7 +393,6 @@ export class Evaluator {
     const groupOf = (this.groupOf = ensure(this.groupOf, nOcc));
     groupSize.fill(0, 0, nOcc);
     let nGroups = 0;
-    const localX = corpus.localX;
     for (let k = 0; k < nOcc; k++) {
       const p = positions[k]!;
       let h = 0;
@@ -342,23 +401,12 @@ export class Evaluator {
         h = r.length * 977 + (r[0] ?? 0);
       }
       if (localOps > 0) {
-        const ep = ++this.epoch;
-        let nc = 0;
-        let q = 0;
         for (let t = p; t < p + len; t++) {
-          const x = localX[t]!;
-          if (x < 0) continue;
-          if (this.stamp[x] !== ep) {
-            this.stamp[x] = ep;
-            this.canon[x] = nc;
-            xsAll[k * stride + nc++] = x;
-          }
-          const c = this.canon[x]!;
-          pat[k * stride + q++] = c;
-          h = Math.imul(h ^ c, 0x01000193) + 1;
+          const d = localPrev[t]!;
+          if (d < 0) continue;
+          h = Math.imul(h ^ (d <= t - p ? d : 0), 0x01000193) + 1;
         }
-        ncOf[k] = nc;
-      } else ncOf[k] = 0;
+      }
       let slot = (h ^ (h >>> 15)) & (cap - 1);
       let gid = -1;
       for (;;) {
@@ -390,6 +438,7 @@ export class Evaluator {
     const members = (this.members = ensure(this.members, nOcc));
     for (let k = 0; k < nOcc; k++) members[fill[groupOf[k]!]!++] = k;
     const occ = (this.occ = ensure(this.occ, nOcc));
+    const keptBytes = (this.keptBytes = ensure(this.keptBytes, nOcc));
     const floor = Math.max(0, this.floor);
 
     for (let g = 0; g < nGroups; g++) {
@@ -398,115 +447,168 @@ export class Evaluator {
       const lo = first[g]!;
       const hi = first[g + 1]!;
       // upper bound: every copy but one becomes a bare call
-      let ub = -(psize[positions[members[lo]!]! + len]! - psize[positions[members[lo]!]!]!);
-      for (let m = lo; m < hi; m++) {
-        const k = members[m]!;
-        ub += psize[positions[k]! + len]! - psize[positions[k]!]! - call;
-      }
+      let ub = -bytes[members[lo]!]!;
+      for (let m = lo; m < hi; m++) ub += bytes[members[m]!]! - call;
       if (ub <= floor) continue;
-      this.sortByPosition(positions, lo, hi);
+      if (!this.groupMayPay(positions, lo, hi, len, kind, stackParams.length, stripReturn, call)) continue;
+      const sorted = this.sortedPositions(positions, lo, hi);
+      // copies that overlap an earlier one are left out
       let nKeep = 0;
       let end = -1;
-      for (let m = lo; m < hi; m++) {
-        const k = members[m]!;
-        if (positions[k]! >= end) {
-          occ[nKeep++] = k;
-          end = positions[k]! + len;
+      for (let m = 0; m < size; m++) {
+        const p = sorted[m]!;
+        if (p >= end) {
+          occ[nKeep] = p;
+          keptBytes[nKeep++] = psize[p + len]! - psize[p]!;
+          end = p + len;
         }
       }
       if (nKeep < 2) continue;
-      const c = this.plan(positions, occ, nKeep, xsAll, stride, ncOf[occ[0]!]!, len, kind, stackParams, stackResults, stripReturn);
+      const stride = Math.max(1, localOps);
+      const xsAll = (this.xsAll = ensure(this.xsAll, nKeep * stride));
+      let nc = 0;
+      for (let j = 0; j < nKeep; j++) nc = this.canonLocals(occ[j]!, len, xsAll, j * stride);
+      const c = this.plan(occ, keptBytes, nKeep, xsAll, stride, nc, len, kind, stackParams, stackResults, stripReturn);
       if (c) out.push(c);
     }
   }
 
-  /** Sorts members[lo, hi) (indices into positions) by position: insertion sort when short, a native sort of packed keys otherwise. */
-  private sortByPosition(positions: Int32Array | number[], lo: number, hi: number): void {
-    const members = this.members;
-    const n = hi - lo;
-    if (n <= 24) {
-      for (let a = lo + 1; a < hi; a++) {
-        const k = members[a]!;
-        const pk = positions[k]!;
-        let b = a - 1;
-        while (b >= lo && positions[members[b]!]! > pk) {
-          members[b + 1] = members[b]!;
-          b--;
-        }
-        members[b + 1] = k;
+  /**
+   * Roles of the canonical locals of the copy at body[i0, i0 + len) into
+   * read/written/definedFirst (the same for every copy of a group), the
+   * offset of each one's last access into lastAt, their ids per local op
+   * into canonAt, and nLocalOps and shrink (bytes saved if
+   * every local index took one byte). Returns the number of canonical locals.
+   */
+  private localRoles(b: Body, i0: number, len: number): number {
+    const { read, written, definedFirst, seen, canonAt } = this;
+    const ep = ++this.epoch;
+    let nc = 0;
+    let nLocalOps = 0;
+    let shrink = 0;
+    for (let t = 0; t < len; t++) {
+      const op = b.ops[i0 + t]!;
+      const lw = LOCAL_WORDS[op];
+      if (!lw) continue;
+      const x = b.imm[b.immStart[i0 + t]! + lw[0]!]!;
+      if (this.stamp[x] !== ep) {
+        this.stamp[x] = ep;
+        this.canon[x] = nc;
+        read[nc] = written[nc] = definedFirst[nc] = seen[nc] = 0;
+        nc++;
       }
-      return;
+      shrink += u32Size(x) - 1;
+      const c = this.canon[x]!;
+      canonAt[nLocalOps++] = c;
+      const isWrite = op === LOCAL_SET || op === LOCAL_TEE;
+      if (!seen[c]) {
+        seen[c] = 1;
+        if (isWrite && this.depthAt[t] === 0) definedFirst[c] = 1;
+      }
+      if (op === LOCAL_GET) read[c] = 1;
+      if (isWrite) written[c] = 1;
+      this.lastAt[c] = t;
     }
-    // positions are distinct and below 2^31: position * 2^22 + k is exact in a double while k < 2^22
-    if (positions.length > 1 << 22) {
-      const sorted = Array.from(members.subarray(lo, hi)).sort((a, b) => positions[a]! - positions[b]!);
-      members.set(sorted, lo);
-      return;
-    }
-    const keys = (this.sortKeys = ensure(this.sortKeys, n));
-    for (let m = 0; m < n; m++) {
-      const k = members[lo + m]!;
-      keys[m] = positions[k]! * 4194304 + k;
-    }
-    const view = keys.subarray(0, n).sort();
-    for (let m = 0; m < n; m++) members[lo + m] = view[m]! % 4194304;
+    this.nLocalOps = nLocalOps;
+    this.shrink = shrink;
+    return nc;
   }
 
-  /** Roles of the locals, types and exact bytes for one group of occurrences (`occ[0, nOcc)`: indices into positions, by position). */
-  private plan(positions: Int32Array | number[], occ: Int32Array, nOcc: number, xsAll: Int32Array, stride: number, nc: number, len: number, kind: number,
+  /**
+   * plan's two bounds before liveness, loosened to hold for any subset of
+   * the group members[lo, hi) (which copies overlap is not known yet: every
+   * parameter read costs at least 2 bytes, every copy at most its bytes).
+   * False if no subset can pass them: then sorting the group and listing
+   * its locals is not needed.
+   */
+  private groupMayPay(positions: Int32Array, lo: number, hi: number, len: number, kind: number, S: number, stripReturn: boolean, call: number): boolean {
+    const corpus = this.ctx.corpus;
+    const members = this.members;
+    const bytes = this.bytes;
+    const p = positions[members[lo]!]!;
+    const info = corpus.infos[corpus.funcAt[p]!]!;
+    const nc = this.localRoles(info.body, p - info.start, len);
+    let np = 0;
+    for (let c = 0; c < nc; c++) if (this.read[c] && !this.definedFirst[c]) np++;
+    const extra = (kind === RET && !this.ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
+    let sites = 0;
+    let sitesExtra = 0;
+    let minRep = Infinity;
+    for (let m = lo; m < hi; m++) {
+      const b = bytes[members[m]!]!;
+      sites += Math.max(0, b - call - 2 * np);
+      sitesExtra += Math.max(0, b - call - 2 * np - extra);
+      minRep = Math.min(minRep, Math.max(0, b - 2 * this.nLocalOps));
+    }
+    if (sites - minRep <= Math.max(0, this.floor)) return false;
+    const minFunc = bytes[members[lo]!]! - this.shrink + 2 * S + (stripReturn ? 0 : 1) + 3 + this.nameCost();
+    return sitesExtra - minFunc > 0;
+  }
+
+  /** Writes the local indices of the copy at `p`, in order of first use, to out[at...]; returns how many. */
+  private canonLocals(p: number, len: number, out: Int32Array, at: number): number {
+    const localX = this.ctx.corpus.localX;
+    const ep = ++this.epoch;
+    let nc = 0;
+    for (let t = p; t < p + len; t++) {
+      const x = localX[t]!;
+      if (x < 0 || this.stamp[x] === ep) continue;
+      this.stamp[x] = ep;
+      out[at + nc++] = x;
+    }
+    return nc;
+  }
+
+  /** The positions of members[lo, hi), ascending, in this.sorted[0, hi - lo): insertion sort when short, a native sort otherwise. */
+  private sortedPositions(positions: Int32Array, lo: number, hi: number): Int32Array {
+    const n = hi - lo;
+    const out = (this.sorted = ensure(this.sorted, n));
+    const members = this.members;
+    for (let m = 0; m < n; m++) out[m] = positions[members[lo + m]!]!;
+    if (n > 24) {
+      out.subarray(0, n).sort();
+      return out;
+    }
+    for (let a = 1; a < n; a++) {
+      const p = out[a]!;
+      let b = a - 1;
+      while (b >= 0 && out[b]! > p) {
+        out[b + 1] = out[b]!;
+        b--;
+      }
+      out[b + 1] = p;
+    }
+    return out;
+  }
+
+  /**
+   * Roles of the locals, types and exact bytes for one group of occurrences
+   * (`occ[0, nOcc)`: their positions, ascending, of `bytes[j]` bytes each;
+   * the locals of occurrence j at xsAll[j * stride...]).
+   */
+  private plan(occ: Int32Array, bytes: Int32Array, nOcc: number, xsAll: Int32Array, stride: number, nc: number, len: number, kind: number,
     stackParams: ValType[], stackResults: ValType[], stripReturn: boolean): Candidate | null {
     const ctx = this.ctx;
     const corpus = ctx.corpus;
-    const psize = corpus.psize;
-    const repP = positions[occ[0]!]!;
+    const repP = occ[0]!;
     const info = corpus.infos[corpus.funcAt[repP]!]!;
     const b = info.body;
     const i0 = repP - info.start;
-    const rep = occ[0]! * stride;
-    for (let c = 0; c < nc; c++) if (!allowedType(info.localTypes[xsAll[rep + c]!]!)) return null;
+    for (let c = 0; c < nc; c++) if (!allowedType(info.localTypes[xsAll[c]!]!)) return null;
+    this.localRoles(b, i0, len);
     const read = this.read;
     const written = this.written;
     const definedFirst = this.definedFirst;
-    const seen = this.seen;
-    read.fill(0, 0, nc);
-    written.fill(0, 0, nc);
-    definedFirst.fill(0, 0, nc);
-    seen.fill(0, 0, nc);
-    let ci = 0;
-    const canonAt = this.canonAt; // canonical id per local op, in order
-    let nLocalOps = 0;
-    let shrink = 0;
-    {
-      const ep = ++this.epoch;
-      for (let t = 0; t < len; t++) {
-        const op = b.ops[i0 + t]!;
-        const lw = LOCAL_WORDS[op];
-        if (!lw) continue;
-        const x = b.imm[b.immStart[i0 + t]! + lw[0]!]!;
-        if (this.stamp[x] !== ep) {
-          this.stamp[x] = ep;
-          this.canon[x] = ci++;
-        }
-        shrink += u32Size(x) - 1;
-        const c = this.canon[x]!;
-        canonAt[nLocalOps++] = c;
-        const isWrite = op === LOCAL_SET || op === LOCAL_TEE;
-        if (!seen[c]) {
-          seen[c] = 1;
-          if (isWrite && this.depthAt[t] === 0) definedFirst[c] = 1;
-        }
-        if (op === LOCAL_GET) read[c] = 1;
-        if (isWrite) written[c] = 1;
-      }
-    }
+    const canonAt = this.canonAt;
+    const nLocalOps = this.nLocalOps;
+    const shrink = this.shrink;
     // bound before liveness: every site pays at least the call and the reads of certain parameters
     const call = 1 + u32Size(ctx.nextFunc);
-    const repBytes = psize[repP + len]! - psize[repP]!;
+    const repBytes = bytes[0]!;
     let sites = 0;
     for (let j = 0; j < nOcc; j++) {
-      const p = positions[occ[j]!]!;
-      sites += psize[p + len]! - psize[p]! - call;
-      const xo = occ[j]! * stride;
+      sites += bytes[j]! - call;
+      const xo = j * stride;
       for (let c = 0; c < nc; c++) if (read[c] && !definedFirst[c]) sites -= 1 + u32Size(xsAll[xo + c]!);
     }
     if (sites - Math.max(0, repBytes - 2 * nLocalOps) <= Math.max(0, this.floor)) return null;
@@ -519,31 +621,36 @@ export class Evaluator {
     const occs = new Int32Array(nOcc);
     const xs = new Int32Array(nOcc * nc);
     for (let j = 0; j < nOcc; j++) {
-      occs[j] = positions[occ[j]!]!;
-      const xo = occ[j]! * stride;
+      occs[j] = occ[j]!;
+      const xo = j * stride;
       for (let c = 0; c < nc; c++) xs[j * nc + c] = xsAll[xo + c]!;
     }
-    const canonTypes: ValType[] = new Array(nc);
-    for (let c = 0; c < nc; c++) canonTypes[c] = info.localTypes[xs[c]!]!;
+    const canonTypes: ValType[] = [];
+    for (let c = 0; c < nc; c++) canonTypes.push(info.localTypes[xs[c]!]!);
     // results: written locals live after the sequence in some occurrence
     const resultLocals: number[] = [];
     let liveAt: Uint8Array | null = null;
-    if (kind === NORMAL) {
-      for (let c = 0; c < nc; c++) {
-        if (!written[c]) continue;
-        let any = false;
-        for (let j = 0; j < nOcc; j++) {
-          const p = occs[j]!;
-          const oi = corpus.infos[corpus.funcAt[p]!]!;
-          const lv = liveness(oi);
-          if (!lv || lv.liveAfter(p - oi.start + len - 1, xs[j * nc + c]!)) {
+    let anyWritten = false;
+    for (let c = 0; c < nc; c++) if (written[c]) anyWritten = true;
+    if (kind === NORMAL && anyWritten) {
+      const lastAt = this.lastAt;
+      const anyLive = this.seen; // reused: seen is not needed past localRoles
+      anyLive.fill(0, 0, nc);
+      for (let j = 0; j < nOcc; j++) {
+        const p = occs[j]!;
+        const oi = corpus.infos[corpus.funcAt[p]!]!;
+        const lv = liveness(oi);
+        const i = p - oi.start;
+        for (let c = 0; c < nc; c++) {
+          if (!written[c]) continue;
+          if (!lv || lv.liveAfterAccess(i + lastAt[c]!, i + len - 1, xs[j * nc + c]!)) {
             liveAt ??= new Uint8Array(nOcc * nc);
             liveAt[j * nc + c] = 1;
-            any = true;
+            anyLive[c] = 1;
           }
         }
-        if (any) resultLocals.push(c);
       }
+      for (let c = 0; c < nc; c++) if (anyLive[c]) resultLocals.push(c);
     }
     const nr = resultLocals.length;
     const live = new Uint8Array(nOcc * nr);
@@ -552,19 +659,19 @@ export class Evaluator {
     for (const c of resultLocals) isResult[c] = 1;
     const paramLocals: number[] = [];
     for (let c = 0; c < nc; c++) if (!definedFirst[c] && (read[c] || isResult[c])) paramLocals.push(c);
-    const params = [...stackParams, ...paramLocals.map((c) => canonTypes[c]!)];
-    const results = kind === NORMAL ? [...stackResults, ...resultLocals.map((c) => canonTypes[c]!)] : kind === RET ? [...info.results] : [];
+    const params = withTypesOf(stackParams, paramLocals, canonTypes);
+    const results = kind === NORMAL ? withTypesOf(stackResults, resultLocals, canonTypes) : kind === RET ? withTypesOf(info.results, [], canonTypes) : [];
     if (kind === NORMAL && results.length > (ctx.multiValue ? MAX_RESULTS : 1)) return null;
     if (!results.every(allowedType)) return null;
 
     // callee local numbering: stack params, local params, then the others grouped by type
     const S = stackParams.length;
     const newIndex = new Int32Array(nc).fill(-1);
-    paramLocals.forEach((c, k) => (newIndex[c] = S + k));
+    for (let k = 0; k < paramLocals.length; k++) newIndex[paramLocals[k]!] = S + k;
     const others: number[] = [];
     for (let c = 0; c < nc; c++) if (newIndex[c] < 0) others.push(c);
     others.sort((a, b2) => canonTypes[a]! - canonTypes[b2]! || a - b2);
-    others.forEach((c, k) => (newIndex[c] = S + paramLocals.length + k));
+    for (let k = 0; k < others.length; k++) newIndex[others[k]!] = S + paramLocals.length + k;
     const locals: { count: number; type: ValType }[] = [];
     let declBytes = 0;
     for (let k = 0; k < others.length; ) {
@@ -599,8 +706,7 @@ export class Evaluator {
       for (let r = 0; r < nr; r++) site += live[j * nr + r] ? 1 + u32Size(xs[j * nc + resultLocals[r]!]!) : 1;
       if (kind === RET && !ctx.tailCalls) site += 1;
       if (kind === TRAP) site += 1;
-      const p = occs[j]!;
-      gain[j] = corpus.psize[p + len]! - corpus.psize[p]! - site;
+      gain[j] = bytes[j]! - site;
     }
     const c: Candidate = {
       len,
@@ -622,7 +728,7 @@ export class Evaluator {
       bodyBytes: declBytes + code,
       benefit: 0,
     };
-    c.benefit = benefitOf(ctx, c, Array.from({ length: nOcc }, (_, k) => k), ctx.nextFunc);
+    c.benefit = benefitOfAll(ctx, c, ctx.nextFunc);
     return c.benefit > 0 ? c : null;
   }
 }

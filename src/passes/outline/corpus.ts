@@ -8,19 +8,20 @@
 
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { decodeFunctionBody } from "../../binary/reader.js";
-import { idOf } from "../../binary/opcodes/index.js";
+import { idOf, OPS } from "../../binary/opcodes/index.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import type { HotCode } from "../pass.js";
-import { analyzeStack, localTypesOf, StackTyper, type StackEnv } from "../../analysis/stack-types.js";
+import { localTypesOf, stackHeights, StackTyper, type StackEnv } from "../../analysis/stack-types.js";
 import { computeLiveness, type Liveness } from "../../analysis/liveness.js";
 import { instrSize } from "./sizes.js";
 
 const ELSE = idOf("else");
 const END = idOf("end");
-/** Control instructions: a sequence cannot simply grow to the left over them. */
-const CONTROL = new Set(["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select"].map(idOf));
+/** Per op: 1 for control instructions (a sequence cannot simply grow to the left over them). */
+const CONTROL = new Uint8Array(OPS.length);
+for (const name of ["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select"]) CONTROL[idOf(name)] = 1;
 
 export interface FuncInfo {
   /** Position in m.functions. */
@@ -43,9 +44,16 @@ export interface Corpus {
   funcAt: Int32Array;
   infos: FuncInfo[];
   /** Prefix sums of instruction sizes: bytes of [p, q) = psize[q] - psize[p]. */
-  psize: Float64Array;
+  psize: Int32Array;
   /** Per position: the local index of a local.get/set/tee, else -1. */
   localX: Int32Array;
+  /**
+   * Per local.get/set/tee: distance back to the previous access of the same
+   * local in its function, 0 if none; -1 for other positions. Two copies of
+   * a repeat use their locals in the same pattern exactly when these agree
+   * wherever they point inside the copy (Baker's prev encoding).
+   */
+  localPrev: Int32Array;
 }
 
 export function liveness(info: FuncInfo): Liveness | null {
@@ -110,24 +118,52 @@ interface FuncFacts {
  */
 export class CorpusCache {
   readonly facts = new Map<Func, FuncFacts>();
-  // intern table of instruction contents (a local index stands for its local's type)
-  readonly bySym = new Map<number, number[]>();
+  // intern table of instruction contents (a local index stands for its local's
+  // type): open addressing on the content hash, slots hold id + 1
+  private slots = new Int32Array(1 << 12);
+  private hashOf = new Int32Array(1 << 11);
   readonly repBody: Body[] = [];
   readonly repInstr: number[] = [];
   readonly repLt: Int32Array[] = [];
 
   intern(body: Body, i: number, lt: Int32Array): number {
     const h = instrHash(body, i, lt);
-    let list = this.bySym.get(h);
-    if (list) {
-      for (const c of list) if (instrEqual(this.repBody[c]!, this.repInstr[c]!, this.repLt[c]!, body, i, lt)) return c;
-    } else this.bySym.set(h, (list = []));
+    const mask = this.slots.length - 1;
+    let slot = (h ^ (h >>> 16)) & mask;
+    for (let e = this.slots[slot]!; e !== 0; e = this.slots[slot]!) {
+      const c = e - 1;
+      if (this.hashOf[c] === h && instrEqual(this.repBody[c]!, this.repInstr[c]!, this.repLt[c]!, body, i, lt)) return c;
+      slot = (slot + 1) & mask;
+    }
     const id = this.repBody.length;
-    list.push(id);
+    if (id === this.hashOf.length) this.grow();
+    this.hashOf[id] = h;
     this.repBody.push(body);
     this.repInstr.push(i);
     this.repLt.push(lt);
+    if (2 * (id + 1) > this.slots.length) this.grow();
+    else this.slots[slot] = id + 1;
     return id;
+  }
+
+  /** Doubles the table (and the hash per id), placing every id again. */
+  private grow(): void {
+    const n = this.repBody.length;
+    if (n >= this.hashOf.length) {
+      const h = new Int32Array(this.hashOf.length * 2);
+      h.set(this.hashOf);
+      this.hashOf = h;
+    }
+    if (2 * n <= this.slots.length) return;
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let id = 0; id < n; id++) {
+      const h = this.hashOf[id]!;
+      let slot = (h ^ (h >>> 16)) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = id + 1;
+    }
+    this.slots = slots;
   }
 
   factsOf(m: Module, env: StackEnv, f: Func, typer: StackTyper): FuncFacts {
@@ -135,19 +171,18 @@ export class CorpusCache {
     if (old && (f.body === null || f.body === old.body) && f.typeIndex === old.typeIndex && f.locals === old.locals) return old;
     const body = f.body ?? decodeFunctionBody(m, f);
     const localTypes = localTypesOf(env, f.typeIndex, f.locals);
-    const st = analyzeStack(env, f.typeIndex, localTypes, body, typer);
+    const height = stackHeights(env, f.typeIndex, localTypes, body, typer);
     const n = body.count - 1;
-    const ids = new Int32Array(st ? n : 0);
-    const sizes = new Int32Array(st ? n : 0);
-    if (st) {
-      const height = st.height;
+    const ids = new Int32Array(height ? n : 0);
+    const sizes = new Int32Array(height ? n : 0);
+    if (height) {
       for (let i = 0; i < n; i++) {
         sizes[i] = instrSize(body, i);
         const op = body.ops[i]!;
         ids[i] = height[i]! < 0 && op !== END && op !== ELSE ? -1 : this.intern(body, i, localTypes);
       }
     }
-    const facts: FuncFacts = { body, typeIndex: f.typeIndex, locals: f.locals, localTypes, height: st ? st.height : null, ids, sizes, liveness: undefined };
+    const facts: FuncFacts = { body, typeIndex: f.typeIndex, locals: f.locals, localTypes, height, ids, sizes, liveness: undefined };
     this.facts.set(f, facts);
     return facts;
   }
@@ -169,14 +204,20 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
   }
   const s = new Int32Array(total);
   const funcAt = new Int32Array(total).fill(-1);
-  const psize = new Float64Array(total + 1);
+  const psize = new Int32Array(total + 1);
   const localX = new Int32Array(total).fill(-1);
+  const localPrev = new Int32Array(total).fill(-1);
+  let maxLocals = 0;
+  for (const info of infos) maxLocals = Math.max(maxLocals, info.localTypes.length);
+  // last access position per local, valid where lastIn holds the function's number + 1
+  const lastAt = new Int32Array(maxLocals);
+  const lastIn = new Int32Array(maxLocals);
   // symbols are numbered by first appearance, as interning in this order would number them
   const symOf = new Int32Array(cache.repBody.length).fill(-1);
   let next = 0;
   let acc = 0;
-  infos.forEach((info, k) => {
-    const { body, start, func } = info;
+  for (let k = 0; k < infos.length; k++) {
+    const { body, start, func } = infos[k]!;
     const { ids, sizes } = facts[k]!;
     for (let i = 0; i < body.count - 1; i++) {
       const p = start + i;
@@ -185,7 +226,13 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
       funcAt[p] = k;
       const op = body.ops[i]!;
       const lw = LOCAL_WORDS[op];
-      if (lw) localX[p] = body.imm[body.immStart[i]! + lw[0]!]!;
+      if (lw) {
+        const x = body.imm[body.immStart[i]! + lw[0]!]!;
+        localX[p] = x;
+        localPrev[p] = lastIn[x] === k + 1 ? p - lastAt[x]! : 0;
+        lastIn[x] = k + 1;
+        lastAt[x] = p;
+      }
       const id = ids[i]!;
       if (id < 0 || (hot && hot.isHotInstruction(func, i))) {
         s[p] = next++;
@@ -198,9 +245,9 @@ export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, 
     const sep = start + body.count - 1;
     psize[sep] = acc;
     s[sep] = next++;
-  });
+  }
   psize[total] = acc;
-  return { s, alphabet: next, funcAt, infos, psize, localX };
+  return { s, alphabet: next, funcAt, infos, psize, localX, localPrev };
 }
 
 /** True if position q holds an instruction a sequence may be extended over to the left without changing its legality (not control; not drop/select, whose input type is open). */
@@ -208,5 +255,5 @@ export function plainAt(c: Corpus, q: number): boolean {
   const k = c.funcAt[q]!;
   if (k < 0) return false;
   const info = c.infos[k]!;
-  return !CONTROL.has(info.body.ops[q - info.start]!);
+  return CONTROL[info.body.ops[q - info.start]!] === 0;
 }

@@ -116,6 +116,7 @@ export function findCandidates(ctx: EvalContext): Candidate[] {
   const { s, alphabet, psize } = ctx.corpus;
   const sa = suffixArray(s, alphabet);
   const lcp = lcpArray(s, sa);
+  const leftRun = leftRuns(s, sa);
   let n = 0;
   let lbs = new Int32Array(1024);
   let rbs = new Int32Array(1024);
@@ -129,12 +130,7 @@ export function findCandidates(ctx: EvalContext): Candidate[] {
     if (ub <= 4) return;
     // not left-maximal: every copy is preceded by the same plain instruction, so
     // the repeat one longer to the left has the same copies and is at least as good
-    if (p > 0 && plainAt(ctx.corpus, p - 1)) {
-      const left = s[p - 1];
-      let same = true;
-      for (let k = lb + 1; k <= rb && same; k++) same = sa[k]! > 0 && s[sa[k]! - 1] === left;
-      if (same) return;
-    }
+    if (p > 0 && plainAt(ctx.corpus, p - 1) && leftRun[lb]! >= rb) return;
     if (n === lbs.length) {
       const grow = <T extends Int32Array | Float64Array>(a: T): T => {
         const b = new (a.constructor as { new (n: number): T })(a.length * 2);
@@ -161,7 +157,7 @@ export function findCandidates(ctx: EvalContext): Candidate[] {
     const key = order[j]!;
     const k = key % 2 ** 24;
     if (Math.floor(key / 2 ** 24) <= ev.floor) break;
-    ev.evaluate(sa.subarray(lbs[k]!, rbs[k]! + 1), lens[k]!, mins[k]!, out);
+    ev.evaluate(sa, lbs[k]!, rbs[k]!, lens[k]!, mins[k]!, out);
     if (out.length >= 2 * POOL) {
       prune(out, POOL);
       ev.floor = out[out.length - 1]!.benefit;
@@ -169,6 +165,24 @@ export function findCandidates(ctx: EvalContext): Candidate[] {
   }
   prune(out, POOL);
   return out;
+}
+
+/**
+ * Per suffix-array index j: the last index j' >= j such that the suffixes at
+ * sa[j..j'] are all preceded by the same symbol (j itself when sa[j] = 0 or
+ * the next one differs), so "all copies of an interval have the same left
+ * neighbour" is one lookup.
+ */
+function leftRuns(s: Int32Array, sa: Int32Array): Int32Array {
+  const n = sa.length;
+  const run = new Int32Array(n);
+  let nextLeft = -1;
+  for (let j = n - 1; j >= 0; j--) {
+    const left = sa[j]! > 0 ? s[sa[j]! - 1]! : -1;
+    run[j] = left >= 0 && left === nextLeft ? run[j + 1]! : j;
+    nextLeft = left;
+  }
+  return run;
 }
 
 /** Trial copy of the module sharing everything a rewrite does not replace. */

@@ -63,10 +63,12 @@ export function selectCandidates(ctx: EvalContext, cands: Candidate[], positions
   while (heap.size > 0) {
     const c = heap.pop()!;
     const keep: number[] = [];
-    c.occs.forEach((p, k) => {
-      for (let q = p; q < p + c.len; q++) if (taken[q]) return;
-      keep.push(k);
-    });
+    for (let k = 0; k < c.occs.length; k++) {
+      const p = c.occs[k]!;
+      let free = true;
+      for (let q = p; q < p + c.len && free; q++) if (taken[q]) free = false;
+      if (free) keep.push(k);
+    }
     const b = benefitOf(ctx, c, keep, ctx.nextFunc);
     if (b < minBenefit) continue;
     const next = heap.peek();

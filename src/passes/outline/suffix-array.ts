@@ -21,44 +21,17 @@ function sais(t: Int32Array, k: number): Int32Array {
   const stype = new Uint8Array(n);
   stype[n - 1] = 1;
   for (let i = n - 2; i >= 0; i--) stype[i] = t[i]! < t[i + 1]! || (t[i] === t[i + 1] && stype[i + 1] === 1) ? 1 : 0;
-  const isLms = (i: number): boolean => i > 0 && stype[i] === 1 && stype[i - 1] === 0;
   const counts = new Int32Array(k);
   for (let i = 0; i < n; i++) counts[t[i]!]!++;
   const bucket = new Int32Array(k);
-  const heads = (): void => {
-    let sum = 0;
-    for (let c = 0; c < k; c++) {
-      bucket[c] = sum;
-      sum += counts[c]!;
-    }
-  };
-  const tails = (): void => {
-    let sum = 0;
-    for (let c = 0; c < k; c++) {
-      sum += counts[c]!;
-      bucket[c] = sum;
-    }
-  };
-  const induce = (): void => {
-    heads();
-    for (let i = 0; i < n; i++) {
-      const j = sa[i]! - 1;
-      if (j >= 0 && stype[j] === 0) sa[bucket[t[j]!]!++] = j;
-    }
-    tails();
-    for (let i = n - 1; i >= 0; i--) {
-      const j = sa[i]! - 1;
-      if (j >= 0 && stype[j] === 1) sa[--bucket[t[j]!]!] = j;
-    }
-  };
   // 1. sort LMS substrings
   sa.fill(-1);
-  tails();
-  for (let i = n - 1; i >= 1; i--) if (isLms(i)) sa[--bucket[t[i]!]!] = i;
-  induce();
+  bucketEnds(counts, bucket);
+  for (let i = n - 1; i >= 1; i--) if (isLms(stype, i)) sa[--bucket[t[i]!]!] = i;
+  induce(t, sa, stype, counts, bucket);
   // 2. name them in sorted order
   let m = 0;
-  for (let i = 0; i < n; i++) if (isLms(sa[i]!)) sa[m++] = sa[i]!;
+  for (let i = 0; i < n; i++) if (isLms(stype, sa[i]!)) sa[m++] = sa[i]!;
   const names = sa.subarray(m);
   names.fill(-1);
   let name = 0;
@@ -70,8 +43,8 @@ function sais(t: Int32Array, k: number): Int32Array {
       const a = pos + d;
       const b = prev + d;
       if (a >= n || b >= n || t[a] !== t[b] || stype[a] !== stype[b]) diff = true;
-      else if (d > 0 && (isLms(a) || isLms(b))) {
-        diff = !(isLms(a) && isLms(b));
+      else if (d > 0 && (isLms(stype, a) || isLms(stype, b))) {
+        diff = !(isLms(stype, a) && isLms(stype, b));
         break;
       }
     }
@@ -85,7 +58,7 @@ function sais(t: Int32Array, k: number): Int32Array {
   const reduced = new Int32Array(m);
   const lmsPos = new Int32Array(m);
   for (let i = n - 1, j = m - 1; i >= 0 && j >= 0; i--) {
-    if (isLms(i)) {
+    if (isLms(stype, i)) {
       reduced[j] = names[i >> 1]!;
       lmsPos[j] = i;
       j--;
@@ -100,13 +73,52 @@ function sais(t: Int32Array, k: number): Int32Array {
   }
   // 4. induce the full order from the sorted LMS suffixes
   sa.fill(-1);
-  tails();
+  bucketEnds(counts, bucket);
   for (let r = m - 1; r >= 0; r--) {
     const i = lmsPos[order[r]!]!;
     sa[--bucket[t[i]!]!] = i;
   }
-  induce();
+  induce(t, sa, stype, counts, bucket);
   return sa;
+}
+
+// The helpers below are module functions rather than closures inside sais:
+// a closure is a new function object per call (each round and recursion
+// level), and V8 deoptimized sais over and over on the changed call targets.
+
+function isLms(stype: Uint8Array, i: number): boolean {
+  return i > 0 && stype[i] === 1 && stype[i - 1] === 0;
+}
+
+function bucketStarts(counts: Int32Array, bucket: Int32Array): void {
+  let sum = 0;
+  for (let c = 0; c < counts.length; c++) {
+    bucket[c] = sum;
+    sum += counts[c]!;
+  }
+}
+
+function bucketEnds(counts: Int32Array, bucket: Int32Array): void {
+  let sum = 0;
+  for (let c = 0; c < counts.length; c++) {
+    sum += counts[c]!;
+    bucket[c] = sum;
+  }
+}
+
+/** Induces L-type suffixes left to right, then S-type right to left, from what sa holds. */
+function induce(t: Int32Array, sa: Int32Array, stype: Uint8Array, counts: Int32Array, bucket: Int32Array): void {
+  const n = t.length;
+  bucketStarts(counts, bucket);
+  for (let i = 0; i < n; i++) {
+    const j = sa[i]! - 1;
+    if (j >= 0 && stype[j] === 0) sa[bucket[t[j]!]!++] = j;
+  }
+  bucketEnds(counts, bucket);
+  for (let i = n - 1; i >= 0; i--) {
+    const j = sa[i]! - 1;
+    if (j >= 0 && stype[j] === 1) sa[--bucket[t[j]!]!] = j;
+  }
 }
 
 /**
