@@ -363,15 +363,17 @@ test("measureRuntime: stops on the interval, on the budget, and reports a failin
     writeFileSync(mod, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
     const meta = { modules: ["empty"], optimizedModules: ["empty"], identicalBytes: true };
 
-    // A target of ±50 % is met as soon as the minimum number of pairs is there.
+    // A target of ±50 % is met once the minimum number of pairs (8) is there,
+    // unless load on the machine made samples scatter (then a few more pairs).
     const wide = await measureRuntime(spin, [mod], [mod], meta, { targetHalfWidth: 0.5, budgetSeconds: 120, quick: false });
     assert.equal(wide.error, null);
     assert.equal(wide.stoppedBy, "ci");
-    assert.equal(wide.baselineMs.length, 8);
-    assert.equal(wide.optimizedCpuMs.length, 8);
+    assert.ok(wide.baselineMs.length >= 8, `${wide.baselineMs.length} pairs`);
+    assert.equal(wide.optimizedCpuMs.length, wide.baselineMs.length);
     assert.ok(wide.slowdown.lo !== null && wide.slowdown.hi !== null);
     assert.ok(wide.slowdown.lo <= wide.slowdown.ratio && wide.slowdown.ratio <= wide.slowdown.hi);
-    assert.ok(wide.slowdown.lo <= 1 && 1 <= wide.slowdown.hi, "the same module on both sides");
+    // an A/A run: a 95 % interval misses 1 in about one run of twenty, so only the ratio is checked
+    assert.ok(wide.slowdown.ratio > 0.5 && wide.slowdown.ratio < 2, `the same module on both sides: ratio ${wide.slowdown.ratio}`);
     assert.ok(wide.baselineMs.every((ms) => ms >= 2 && ms < 50), "each sample is one run of about 2 ms");
     assert.ok(wide.iterations >= 3);
     assert.equal(wide.outputsEqual, true);
