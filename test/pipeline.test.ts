@@ -372,3 +372,63 @@ test("balanced on a large module: a result that fails verification is redone on 
   assert.match(report.notes.join("\n"), /failed .* so fold-blocks, outline ran again judged on them/);
   assert.deepEqual(report.mergeMap, [], "no merge-map entry from an undone pass");
 });
+
+test("balanced on a large module: a failed verification goes back to the last checkpoint that holds, keeps its merge map and reruns only later passes that paid", () => {
+  const len = (b: Uint8Array): number => b.length;
+  // the module after fold-blocks alone, on the estimate (which is the raw size here)
+  const folded = optimize(GRAPH, { passes: ["fold-blocks"], measures: { gzip: len, brotli: len, brotliEstimate: len }, target: "balanced" }).binary.length;
+  assert.ok(folded < GRAPH.length, "fold-blocks pays on the fixture");
+  // the real brotli: anything smaller than that grows tenfold
+  const brotli = (b: Uint8Array): number => (b.length < folded ? 10 * b.length : b.length);
+  const steps: number[] = [];
+  const { binary, report } = optimize(GRAPH, {
+    passes: ["fold-blocks", "cleanup", "outline", "layout"],
+    measures: { gzip: len, brotli, brotliEstimate: len },
+    target: "balanced",
+    onProgress: (done, total) => steps.push(done, total),
+  });
+  assert.equal(binary.length, folded, "back to the fold-blocks checkpoint");
+  const rows = report.passes.map((p) => `${p.name}:${p.changed && p.kept ? "kept" : "not kept"}`);
+  assert.equal(rows[0], "fold-blocks:kept");
+  assert.deepEqual(rows.slice(4), ["outline:not kept", "layout:not kept"], "outline and layout ran again; cleanup (which did not pay) did not");
+  assert.match(report.passes[4]!.notes[0]!, /run again after the verification failed/);
+  assert.match(report.passes[2]!.notes.join("\n"), /undone: on the real measures the result grew/);
+  // the merge map is fold-blocks' and resolves against the output
+  assert.ok(report.mergeMap.length > 0);
+  const fresh = new Map<number, number>();
+  for (const e of report.mergeMap) {
+    assert.equal(e.became, "extracted");
+    assert.ok(e.function.output !== undefined && e.into.output !== undefined, "every entry resolves");
+    const seen = fresh.get(e.into.origin);
+    assert.ok(seen === undefined || seen === e.into.output, "one output per new origin");
+    fresh.set(e.into.origin, e.into.output!);
+  }
+  assert.equal(new Set(fresh.values()).size, fresh.size, "new origins are distinct functions");
+  // progress never goes back and ends at its total (which grew for the reruns and the verification)
+  for (let i = 2; i < steps.length; i += 2) assert.ok(steps[i]! >= steps[i - 2]!);
+  assert.equal(steps.at(-2), steps.at(-1));
+});
+
+test("target brotli: the searches judged under the other targets run too, and the lowest brotli result is returned", async () => {
+  const { gzipSync } = await import("node:zlib");
+  const input = new Uint8Array(readFileSync(join(ROOT, "fixtures/wasm/interp-Oz-wasmopt.wasm")));
+  const gzip = (b: Uint8Array): number => gzipSync(b, { level: 9 }).length;
+  const same = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+  // the raw search under the brotli target keeps loops hot, as the brotli search does
+  const rawHot = optimize(input, { target: "raw", loopsHot: true }).binary;
+  const rawAll = optimize(input, { target: "raw" }).binary;
+  assert.ok(!same(rawHot, rawAll), "the fixture has loops worth outlining");
+  for (const winner of ["gzip", "raw"] as const) {
+    const wanted = winner === "raw" ? rawHot : optimize(input, { target: "gzip", measures: { gzip } }).binary;
+    // a brotli measure under which exactly that output is the smallest
+    const brotli = (b: Uint8Array): number => (same(b, wanted) ? 1 : 1000 + b.length);
+    const steps: [number, number][] = [];
+    const r = optimize(input, { target: "brotli", measures: { gzip, brotli }, onProgress: (d, t) => steps.push([d, t]) });
+    assert.ok(same(r.binary, wanted), `the ${winner}-judged result is returned`);
+    // (the balanced-judged search may end at the same module as the gzip one; the earlier search wins a tie)
+    const by = winner === "raw" ? "raw" : "(balanced|gzip)";
+    assert.match(r.report.notes.join("\n"), new RegExp(`target brotli: the search judged under target ${by} ended lower \\(brotli 1 bytes\\)`));
+    assert.deepEqual(steps.at(-1), [4, 4], "progress covers the four searches");
+    assert.ok(steps.every(([d], i) => i === 0 || d >= steps[i - 1]![0]));
+  }
+});

@@ -17,11 +17,23 @@ export function brotliQualityFor(size: number): number {
 const FAST_QUALITY = 5;
 
 export const nodeMeasures: SizeMeasures = {
-  brotliFast: (b) => brotliAt(b, FAST_QUALITY),
+  brotliFast: (b) => fastBrotli(b),
   gzip: (b) => gzipSync(b, { level: 9 }).length,
   brotli: brotliSize,
-  brotliEstimate: (b) => brotliAt(b, b.length > LARGE ? FAST_QUALITY : ESTIMATE_QUALITY),
+  brotliEstimate: (b) => (b.length > LARGE ? fastBrotli(b) : brotliAt(b, ESTIMATE_QUALITY)),
 };
+
+// Above LARGE the estimate is the fast screen itself: one run serves both.
+const fastSizes = new WeakMap<Uint8Array, number>();
+
+function fastBrotli(b: Uint8Array): number {
+  let n = fastSizes.get(b);
+  if (n === undefined) {
+    n = brotliAt(b, FAST_QUALITY);
+    fastSizes.set(b, n);
+  }
+  return n;
+}
 
 /** Brotli quality 9: about 13 times faster than 11, the stand-in passes search on (the real measure verifies). */
 const ESTIMATE_QUALITY = 9;
