@@ -108,22 +108,16 @@ export function functionOverhead(ctx: EvalContext, c: Candidate, funcIndex: numb
   return typeBytes + u32Size(typeIndex) + u32Size(c.bodyBytes) + c.bodyBytes + ctx.nameCost(funcIndex);
 }
 
-/** Benefit of `c` restricted to occurrences `keep` (indices into c.occs), if the new function gets `funcIndex`. */
-export function benefitOf(ctx: EvalContext, c: Candidate, keep: readonly number[], funcIndex: number): number {
-  if (keep.length < 2) return -1;
-  let g = 0;
-  const call = u32Size(funcIndex);
-  for (const k of keep) g += c.gain[k]! - call;
-  return g - functionOverhead(ctx, c, funcIndex);
-}
-
-/** benefitOf with every occurrence kept. */
-function benefitOfAll(ctx: EvalContext, c: Candidate, funcIndex: number): number {
-  const n = c.gain.length;
+/**
+ * Benefit of `c` restricted to occurrences `keep` (indices into c.occs; null:
+ * all of them, without building the list), if the new function gets `funcIndex`.
+ */
+export function benefitOf(ctx: EvalContext, c: Candidate, keep: readonly number[] | null, funcIndex: number): number {
+  const n = keep ? keep.length : c.gain.length;
   if (n < 2) return -1;
   let g = 0;
   const call = u32Size(funcIndex);
-  for (let k = 0; k < n; k++) g += c.gain[k]! - call;
+  for (let j = 0; j < n; j++) g += c.gain[keep ? keep[j]! : j]! - call;
   return g - functionOverhead(ctx, c, funcIndex);
 }
 
@@ -207,6 +201,24 @@ export class Evaluator {
     this.definedFirst = new Uint8Array(maxLocals);
     this.seen = new Uint8Array(maxLocals);
     this.lastAt = new Int32Array(maxLocals);
+  }
+
+  /**
+   * Bytes a call site of this kind needs after the call: a `return` when a
+   * returning tail cannot be a return_call, an `unreachable` after a trap.
+   */
+  private siteExtra(kind: number): number {
+    return (kind === RET && !this.ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
+  }
+
+  /**
+   * The least the new function can cost: a copy of `copyBytes` bytes with
+   * 1-byte local indices (`shrink` less), the stack-param pushes, its `end`
+   * unless a final return is stripped, local-decl count, size prefix, type
+   * index and name.
+   */
+  private minFuncBytes(copyBytes: number, shrink: number, stackParams: number, stripReturn: boolean): number {
+    return copyBytes - shrink + 2 * stackParams + (stripReturn ? 0 : 1) + 3 + this.nameCost();
   }
 
   private nameCost(): number {
@@ -355,9 +367,8 @@ export class Evaluator {
         localOps++;
         shrink += u32Size(b0.imm[b0.immStart[i0 + t]! + lw[0]!]!) - 1;
       }
-      const extra = (kind === RET && !ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
-      const minFunc = firstBytes - shrink + 2 * S + (stripReturn ? 0 : 1) + 3 + this.nameCost();
-      let ub = -minFunc;
+      const extra = this.siteExtra(kind);
+      let ub = -this.minFuncBytes(firstBytes, shrink, S, stripReturn);
       for (let k = 0; k < nOcc; k++) ub += Math.max(0, bytes[k]! - call - extra - param);
       if (ub <= 0) return;
     }
@@ -530,7 +541,7 @@ export class Evaluator {
     const nc = this.localRoles(info.body, p - info.start, len);
     let np = 0;
     for (let c = 0; c < nc; c++) if (this.read[c] && !this.definedFirst[c]) np++;
-    const extra = (kind === RET && !this.ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
+    const extra = this.siteExtra(kind);
     let sites = 0;
     let sitesExtra = 0;
     let minRep = Infinity;
@@ -541,8 +552,7 @@ export class Evaluator {
       minRep = Math.min(minRep, Math.max(0, b - 2 * this.nLocalOps));
     }
     if (sites - minRep <= Math.max(0, this.floor)) return false;
-    const minFunc = bytes[members[lo]!]! - this.shrink + 2 * S + (stripReturn ? 0 : 1) + 3 + this.nameCost();
-    return sitesExtra - minFunc > 0;
+    return sitesExtra - this.minFuncBytes(bytes[members[lo]!]!, this.shrink, S, stripReturn) > 0;
   }
 
   /** Writes the local indices of the copy at `p`, in order of first use, to out[at...]; returns how many. */
@@ -614,9 +624,7 @@ export class Evaluator {
     if (sites - Math.max(0, repBytes - 2 * nLocalOps) <= Math.max(0, this.floor)) return null;
     // the same with the function's least cost (see evaluateLength) instead of the rough one
     {
-      const extra = (kind === RET && !ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
-      const minFunc = repBytes - shrink + 2 * stackParams.length + (stripReturn ? 0 : 1) + 3 + this.nameCost();
-      if (sites - nOcc * extra - minFunc <= 0) return null;
+      if (sites - nOcc * this.siteExtra(kind) - this.minFuncBytes(repBytes, shrink, stackParams.length, stripReturn) <= 0) return null;
     }
     const occs = new Int32Array(nOcc);
     const xs = new Int32Array(nOcc * nc);
@@ -704,8 +712,7 @@ export class Evaluator {
       let site = 1; // call opcode (the index is added per function index)
       for (const c of paramLocals) site += 1 + u32Size(xs[j * nc + c]!);
       for (let r = 0; r < nr; r++) site += live[j * nr + r] ? 1 + u32Size(xs[j * nc + resultLocals[r]!]!) : 1;
-      if (kind === RET && !ctx.tailCalls) site += 1;
-      if (kind === TRAP) site += 1;
+      site += this.siteExtra(kind);
       gain[j] = bytes[j]! - site;
     }
     const c: Candidate = {
@@ -728,7 +735,7 @@ export class Evaluator {
       bodyBytes: declBytes + code,
       benefit: 0,
     };
-    c.benefit = benefitOfAll(ctx, c, ctx.nextFunc);
+    c.benefit = benefitOf(ctx, c, null, ctx.nextFunc);
     return c.benefit > 0 ? c : null;
   }
 }
