@@ -49,7 +49,7 @@ function findRoot(): string {
   }
 }
 const ROOT = findRoot();
-const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 
 /** Binaryen's size passes, run on the baseline for attribution. `-ol 2 -s 2` are -Oz's levels: without them
  * wasm-opt writes the module without its Stack IR optimizations and the re-encoding alone grows it. */

@@ -13,7 +13,7 @@ import { describeFailure, runMeasured } from "./measure.js";
 import { WORKLOAD_CHILD, type LoadedWorkload } from "./runtime.js";
 import type { ChildConfig, ChildResult } from "./workload-child.js";
 
-const HOOK = new URL("../src/cli/profile-hook.js", import.meta.url).href;
+const HOOK = new URL("../cli/profile-hook.js", import.meta.url).href;
 
 export const PROFILE_GUIDED_METHOD =
   "per workload: each optimized module's -Oz baseline is instrumented (wasm-compact instrument), the workload runs " +

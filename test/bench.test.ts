@@ -19,7 +19,7 @@ import { parseTargets } from "../bench/targets.js";
 import { corpus, corpusEntry } from "./corpus/corpus.js";
 
 const BENCH = fileURLToPath(new URL("../bench/bench.js", import.meta.url));
-const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const CORPUS = pathToFileURL(fileURLToPath(new URL("./corpus/corpus.js", import.meta.url))).href;
 
 const WORKLOAD = `

@@ -1,4 +1,4 @@
-// The command line, end to end: `node dist/src/cli/main.js` in a child process.
+// The command line, end to end: `node dist/cli/main.js` (the bundled bin) in a child process.
 // Bad input must give exit code 1 and one clear line naming what and where,
 // usage errors exit code 2 with a short usage; in every failure nothing is
 // written (no output, no temp file) and the input is left as it was.
@@ -22,7 +22,7 @@ declare const WebAssembly: {
 };
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // dist/test -> repository root
-const CLI = join(ROOT, "dist/src/cli/main.js");
+const CLI = join(ROOT, "dist/cli/main.js");
 const EXAMPLE = join(ROOT, "examples/hello.wasm");
 
 // ---------------------------------------------------------------- bytes by hand
@@ -521,7 +521,7 @@ test("--help and --version", () => {
 });
 
 test("the built CLI is executable through its shebang (the package bin)", { skip: process.platform === "win32" }, () => {
-  assert.ok((statSync(CLI).mode & 0o111) !== 0, "dist/src/cli/main.js is executable (npm run build sets it)");
+  assert.ok((statSync(CLI).mode & 0o111) !== 0, "dist/cli/main.js is executable (npm run build sets it)");
   assert.ok(readFileSync(CLI, "utf8").startsWith("#!/usr/bin/env node\n"));
   const r = spawnSync(CLI, ["--version"], { encoding: "utf8" });
   assert.equal(r.status, 0, String(r.error ?? r.stderr));

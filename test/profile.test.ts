@@ -35,7 +35,7 @@ import { compareOutcomes, runWasi } from "./oracle/wasi-runner.js";
 import { BODY } from "./behaviour.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // <build>/test -> repository root
-const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const INTERP = join(ROOT, "fixtures/wasm/interp-Oz-wasmopt.wasm");
 const INTERP_INPUTS = join(ROOT, "fixtures/inputs/interp");
 const JSON_WASM = join(ROOT, "fixtures/wasm/json-Oz-wasmopt.wasm");
