@@ -12,7 +12,7 @@ export {
   type SizeChange,
 } from "./report.js";
 export type { Pass, PassContext, PassResult } from "./passes/pass.js";
-export { DEFAULT_PIPELINE, getPass, listPasses, registerPass, unregisterPass } from "./passes/registry.js";
+export { DEFAULT_PIPELINE, RAW_PIPELINE, defaultPipeline, getPass, listPasses, registerPass, unregisterPass } from "./passes/registry.js";
 export { InternalError, UnknownPassError, UsageError } from "./errors.js";
 export { SizeJudge, SIZE_TARGETS, type SizeMeasures, type SizeTarget } from "./size-target.js";
 export { WasmDecodeError, WasmValidationError } from "./binary/errors.js";

@@ -227,7 +227,9 @@ function portfolio(bytes: Uint8Array, options: OptimizeOptions, brotli: (b: Uint
 }
 
 function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResult {
-  const passes = resolvePasses(options.passes);
+  const measures = options.measures ?? {};
+  const target: SizeTarget = options.target ?? (measures.gzip && measures.brotli ? "balanced" : "raw");
+  const passes = resolvePasses(options.passes, target);
   const validate = options.validate ?? true;
   const checked = validate && (options.checked ?? false);
   const onProgress = options.onProgress;
@@ -287,8 +289,6 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   // 3. Passes.
   const passReports: PassReport[] = [];
   const mapEntries: MergeMapEntry[] = [];
-  const measures = options.measures ?? {};
-  const target: SizeTarget = options.target ?? (measures.gzip && measures.brotli ? "balanced" : "raw");
   let judge: SizeJudge;
   try {
     judge = new SizeJudge(target, measures);

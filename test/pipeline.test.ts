@@ -10,10 +10,13 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  DEFAULT_PIPELINE,
   InternalError,
+  RAW_PIPELINE,
   UnknownPassError,
   WasmDecodeError,
   WasmValidationError,
+  defaultPipeline,
   formatSizeTable,
   listPasses,
   optimize,
@@ -197,6 +200,18 @@ test("the registry: names are checked, duplicates refused, identity is built in"
   assert.throws(() => registerPass({ ...shrink, name: "Bad Name" }), /invalid pass name/);
   assert.throws(() => registerPass({ ...shrink, name: "none" }), /reserved/);
   assert.throws(() => registerPass({ ...shrink, name: "identity" }), /already registered/);
+});
+
+test("the default pipeline depends on the target: under raw outline runs before fold-blocks", () => {
+  assert.deepEqual(defaultPipeline("raw"), RAW_PIPELINE);
+  for (const t of ["balanced", "gzip", "brotli"] as const) assert.deepEqual(defaultPipeline(t), DEFAULT_PIPELINE);
+  assert.deepEqual([...RAW_PIPELINE].sort(), [...DEFAULT_PIPELINE].sort(), "the same passes, another order");
+  const names = (target: "raw" | "balanced") =>
+    optimize(EXAMPLE, { target, measures: { gzip: (b) => b.length, brotli: (b) => b.length } }).report.passes.map((p) => p.name);
+  assert.deepEqual(names("raw"), RAW_PIPELINE);
+  assert.deepEqual(names("balanced"), DEFAULT_PIPELINE);
+  // without measures the target is raw, and so is the order
+  assert.deepEqual(optimize(EXAMPLE).report.passes.map((p) => p.name), RAW_PIPELINE);
 });
 
 test("size table format", () => {

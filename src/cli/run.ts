@@ -54,7 +54,8 @@ options:
                       whole or not at all (temp file + rename); missing
                       directories are created. Must not be IN.wasm itself.
       --passes LIST   comma-separated passes to run in this order, or "none"
-                      (default: ${DEFAULT_PIPELINE.join(",") || "none"})
+                      (default: ${DEFAULT_PIPELINE.join(",")};
+                      under --target raw outline runs before fold-blocks)
       --json FILE     also write the report as JSON to FILE ("-" = stdout)
       --map FILE      write the merge map as JSON to FILE ("-" = stdout): what
                       became of each folded or merged function, and which new

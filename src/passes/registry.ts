@@ -5,6 +5,7 @@
 
 import type { Pass } from "./pass.js";
 import { UnknownPassError } from "../errors.js";
+import type { SizeTarget } from "../size-target.js";
 import { cleanupPass } from "./cleanup.js";
 import { foldFunctionsPass } from "./fold-functions.js";
 import { mergeFunctionsPass } from "./merge-functions.js";
@@ -21,8 +22,26 @@ export const identityPass: Pass = {
 
 const BUILTIN_PASSES: Pass[] = [identityPass, cleanupPass, foldFunctionsPass, mergeFunctionsPass, outlinePass, layoutPass, foldBlocksPass];
 
-/** The passes run when no `passes` option is given, in order. */
+/** The passes run when no `passes` option is given, in order, under every target but raw. */
 export const DEFAULT_PIPELINE: readonly string[] = ["fold-functions", "merge-functions", "fold-blocks", "outline", "cleanup", "layout"];
+
+/**
+ * The default under target raw: outline before fold-blocks. Under raw every
+ * saving is taken, and outline's matcher (locals renamed, any stack-balanced
+ * sequence) also finds the blocks fold-blocks folds; run first, it chooses
+ * among overlapping repeats by their benefit, where folding whole blocks
+ * first fixes some of those choices badly. fold-blocks then takes what is
+ * left. On the 32 corpus files below 13 MB: geomean file size 0.5 % lower,
+ * zstd 3.4 % lower. Under the compressed targets each fold is judged on its
+ * own, and the order fold-blocks first measured as good or slightly better
+ * (geomean file +0.02 % under balanced, brotli +0.02 % under brotli).
+ */
+export const RAW_PIPELINE: readonly string[] = ["fold-functions", "merge-functions", "outline", "fold-blocks", "cleanup", "layout"];
+
+/** The default pipeline for a size target. */
+export function defaultPipeline(target: SizeTarget): readonly string[] {
+  return target === "raw" ? RAW_PIPELINE : DEFAULT_PIPELINE;
+}
 
 const registry = new Map<string, Pass>();
 for (const p of BUILTIN_PASSES) registerPass(p);
@@ -54,12 +73,13 @@ export function listPasses(): Pass[] {
 }
 
 /**
- * Turns a pass list into passes. `undefined` means the default pipeline;
- * `[]` and `["none"]` mean no passes (identity). Pass objects are taken as
- * they are. Unknown names throw UnknownPassError, which lists the known ones.
+ * Turns a pass list into passes. `undefined` means the default pipeline of
+ * `target`; `[]` and `["none"]` mean no passes (identity). Pass objects are
+ * taken as they are. Unknown names throw UnknownPassError, which lists the
+ * known ones.
  */
-export function resolvePasses(spec: readonly (string | Pass)[] | undefined): Pass[] {
-  const list = spec ?? DEFAULT_PIPELINE;
+export function resolvePasses(spec: readonly (string | Pass)[] | undefined, target: SizeTarget = "balanced"): Pass[] {
+  const list = spec ?? defaultPipeline(target);
   if (list.length === 1 && list[0] === "none") return [];
   const out: Pass[] = [];
   const unknown: string[] = [];
