@@ -12,7 +12,8 @@ import { validateModule } from "../src/analysis/validate.js";
 import { optimize } from "../src/index.js";
 import { outline } from "../src/passes/outline/index.js";
 import { lcpArray, suffixArray, suffixArrayDoubling } from "../src/passes/outline/suffix-array.js";
-import { analyzeStack, localTypesOf, sequenceSignature, stackEnv } from "../src/analysis/stack-types.js";
+import { localTypesOf, stackEnv, stackHeights, StackTyper, type StackEnv } from "../src/analysis/stack-types.js";
+import type { Body } from "../src/ir/body.js";
 import { computeLiveness } from "../src/analysis/liveness.js";
 import type { Func, Module } from "../src/ir/module.js";
 import type { HotCode } from "../src/passes/pass.js";
@@ -239,6 +240,23 @@ test("outline returns at most two values (V8 11.3 miscompiles three once code ti
   sameBehaviour(input, binary, ["a", "b", "c"].flatMap((n) => ARGS.map((a) => [n, a] as [string, unknown[]])));
 });
 
+/**
+ * The stack signature of body[from, to) as outline's evaluator types a
+ * candidate (open mode): null unless its blocks close inside it, its
+ * branches stay inside, its inputs have known types, it does not return and
+ * it ends reachable.
+ */
+function sequenceSignature(env: StackEnv, body: Body, from: number, to: number, localTypes: Int32Array): { params: number[]; results: number[] } | null {
+  const typer = new StackTyper(env);
+  typer.reset([], true);
+  for (let i = from; i < to; i++) {
+    typer.step(body, i, localTypes);
+    if (!typer.ok || typer.returns) return null;
+  }
+  if (typer.depth !== 0 || typer.unreachable) return null;
+  return { params: typer.inputsRev.slice().reverse(), results: Array.from(typer.vals.subarray(0, typer.sp)) };
+}
+
 test("stack-types: sequence signatures and refusals", async () => {
   const wat = `(module (func (param i32 i64) (result i32) (local f32)
     local.get 0 i32.const 1 i32.add           ;; 0-2
@@ -251,9 +269,8 @@ test("stack-types: sequence signatures and refusals", async () => {
   const env = stackEnv(m);
   const f = m.functions[0]!;
   const lt = localTypesOf(env, f.typeIndex, f.locals);
-  const st = analyzeStack(env, f.typeIndex, lt, f.body!)!;
-  assert.deepEqual(Array.from(st.height.subarray(0, 3)), [0, 1, 2]);
-  assert.equal(st.depth[5], 1);
+  const height = stackHeights(env, f.typeIndex, lt, f.body!)!;
+  assert.deepEqual(Array.from(height.subarray(0, 6)), [0, 1, 2, 1, 0, 1], "heights count from the base of each block's frame");
   assert.deepEqual(sequenceSignature(env, f.body!, 0, 3, lt), { params: [], results: [I32] });
   assert.deepEqual(sequenceSignature(env, f.body!, 8, 10, lt), { params: [I32], results: [I32] });
   assert.deepEqual(sequenceSignature(env, f.body!, 3, 8, lt), { params: [], results: [] }, "a branch to its own block");

@@ -1,14 +1,13 @@
 // Operand-stack shapes for passes that move instruction sequences around
 // (outline, fold-blocks). Two uses share one typer:
-//   analyzeStack   one pass over a function body: per instruction the stack
-//                  height within its frame (or -1 in unreachable code), its
-//                  nesting depth and its enclosing opener.
+//   stackHeights   one pass over a function body: per instruction the stack
+//                  height within its frame (or -1 in unreachable code).
 //   StackTyper     in "open" mode types a sequence cut out of a body: values
 //                  it pops from below its start are its inputs, what is left
-//                  its outputs (sequenceSignature wraps it).
+//                  its outputs.
 // Only MVP-style code is understood (numeric, vector, bulk memory, tables,
 // reference basics, tail calls, atomics with fixed signatures); exceptions
-// and GC instructions make analyzeStack return null, so callers skip the
+// and GC instructions make stackHeights return null, so callers skip the
 // function rather than guess.
 
 import { OPS, Imm, idOf } from "../binary/opcodes/index.js";
@@ -164,17 +163,6 @@ for (const d of OPS) {
   }
 }
 for (const [name, k] of SPECIAL) KIND[idOf(name)] = k;
-
-/** True for block, loop and if: instructions that open a frame. */
-export function isOpener(op: number): boolean {
-  const k = KIND[op];
-  return k === K.BLOCK || k === K.LOOP || k === K.IF;
-}
-
-/** True if the typer understands op (others make analyzeStack give up). */
-export function isTypable(op: number): boolean {
-  return KIND[op] !== K.UNSUPPORTED;
-}
 
 const F_BLOCK = 0;
 const F_LOOP = 1;
@@ -548,18 +536,6 @@ function sameTypes(a: readonly ValType[], b: readonly ValType[]): boolean {
   return a.length === b.length && a.every((t, k) => t === b[k]);
 }
 
-/** Per-instruction stack facts of one function body (see analyzeStack). */
-export interface FuncStack {
-  /** Stack height before instruction i above the base of its frame; -1 where the code is unreachable. */
-  height: Int32Array;
-  /** Frame depth of instruction i: 0 in the body; inside a block one more than its opener. An else/end has its block's inner depth. */
-  depth: Int32Array;
-  /** Index of the opener (block/loop/if) of the frame instruction i is in, -1 for the body. */
-  opener: Int32Array;
-  /** For an opener: index of its end. For else/end: index of the opener. Else -1. */
-  match: Int32Array;
-}
-
 /** Local types of a function (params first), as a lookup. */
 export function localTypesOf(env: StackEnv, typeIndex: number, locals: readonly { count: number; type: ValType }[]): Int32Array {
   const params = env.params[typeIndex] ?? [];
@@ -576,42 +552,11 @@ export function localTypesOf(env: StackEnv, typeIndex: number, locals: readonly 
 }
 
 /**
- * Types a whole function body. Returns null if the body uses an instruction
- * the typer does not understand (or does not type-check, which valid input
- * never does).
+ * Types a whole function body: per instruction the stack height above the
+ * base of its frame, -1 where the code is unreachable. Null if the body uses
+ * an instruction the typer does not understand (or does not type-check,
+ * which valid input never does).
  */
-export function analyzeStack(env: StackEnv, typeIndex: number, localTypes: Int32Array, body: Body, typer = new StackTyper(env)): FuncStack | null {
-  const n = body.count;
-  const height = new Int32Array(n);
-  const depth = new Int32Array(n);
-  const opener = new Int32Array(n);
-  const match = new Int32Array(n).fill(-1);
-  const openers: number[] = [-1];
-  typer.reset(env.results[typeIndex] ?? [], false);
-  for (let i = 0; i < n; i++) {
-    const op = body.ops[i]!;
-    if (KIND[op] === K.UNSUPPORTED) return null;
-    const k = KIND[op];
-    height[i] = typer.unreachable ? -1 : typer.height;
-    depth[i] = typer.depth;
-    opener[i] = openers[openers.length - 1]!;
-    if (i === n - 1) break; // the function's own end
-    if (k === K.ELSE || k === K.END) {
-      const o = openers[openers.length - 1]!;
-      match[i] = o;
-      if (k === K.END) {
-        match[o] = i;
-        openers.pop();
-      }
-    }
-    typer.step(body, i, localTypes);
-    if (!typer.ok) return null;
-    if (k === K.BLOCK || k === K.LOOP || k === K.IF) openers.push(i);
-  }
-  return { height, depth, opener, match };
-}
-
-/** analyzeStack's heights alone (null in the same cases), without the block structure. */
 export function stackHeights(env: StackEnv, typeIndex: number, localTypes: Int32Array, body: Body, typer = new StackTyper(env)): Int32Array | null {
   const n = body.count;
   const height = new Int32Array(n);
@@ -624,26 +569,4 @@ export function stackHeights(env: StackEnv, typeIndex: number, localTypes: Int32
     if (!typer.ok) return null;
   }
   return height;
-}
-
-/** Inputs and outputs of a sequence, bottom of the stack first. */
-export interface SequenceSignature {
-  params: ValType[];
-  results: ValType[];
-}
-
-/**
- * The stack signature of body[from, to) if it is a self-contained sequence:
- * its blocks close inside it, its branches target labels inside it, its
- * inputs have known types, it does not return, and it ends reachable.
- * Null otherwise.
- */
-export function sequenceSignature(env: StackEnv, body: Body, from: number, to: number, localTypes: Int32Array, typer = new StackTyper(env)): SequenceSignature | null {
-  typer.reset([], true);
-  for (let i = from; i < to; i++) {
-    typer.step(body, i, localTypes);
-    if (!typer.ok || typer.returns) return null;
-  }
-  if (typer.depth !== 0 || typer.unreachable) return null;
-  return { params: typer.inputsRev.slice().reverse(), results: Array.from(typer.vals.subarray(0, typer.sp)) };
 }
