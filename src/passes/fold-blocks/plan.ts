@@ -8,7 +8,7 @@ import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import { isDefaultable } from "../../analysis/typecontext.js";
-import { functionCost } from "../thunk.js";
+import { bodySize } from "../thunk.js";
 import type { LocalUse } from "./canon.js";
 import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
 
@@ -30,8 +30,6 @@ export interface FuncInfo {
   /** local.get count per local in the whole body. */
   reads: Int32Array;
   results: ValType[];
-  /** Byte offset of each instruction in the encoded body (length count + 1). */
-  offsets: Uint32Array | null;
 }
 
 export interface Site {
@@ -220,7 +218,12 @@ export function newFunc(typeIndex: number, body: Body, shape: Shape): Func {
   return { typeIndex, locals, localCount: shape.internal.length, raw: null, rawOffset: 0, codeOffset: 0, body, dirty: true, origin: 0 };
 }
 
-/** Bytes the new function costs in the function and code sections. */
-export function newFuncBytes(typeIndex: number, body: Body, shape: Shape): number {
-  return functionCost(newFunc(typeIndex, body, shape));
+/** Bytes of the new function's body entry (locals and instructions; its type index plays no part). */
+export function newBodyBytes(body: Body, shape: Shape): number {
+  return bodySize(newFunc(0, body, shape));
+}
+
+/** Bytes a function with type `typeIndex` and an `n`-byte body entry costs in the function and code sections (as functionCost). */
+export function funcBytes(typeIndex: number, n: number): number {
+  return u32Size(typeIndex) + u32Size(n) + n;
 }
