@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { readModule, decodeAllBodies } from "../src/binary/reader.js";
 import { ByteWriter, u32Size } from "../src/binary/bytes.js";
 import { encodeInstructions } from "../src/binary/code-writer.js";
+import { idOf } from "../src/binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../src/ir/body.js";
 import { findFuncType, funcTypeCost } from "../src/ir/func-types.js";
 import { LOCAL_WORDS } from "../src/ir/imm-layout.js";
@@ -21,10 +22,11 @@ import { functionCost } from "../src/passes/thunk.js";
 import { applyFolds, copyRange, sigKey, type Fold } from "../src/passes/fold-blocks/apply.js";
 import { rangeHash } from "../src/passes/fold-blocks/canon.js";
 import { chooseFolds, findGroups, regionBytes, RegionCache, type FindOptions } from "../src/passes/fold-blocks/find.js";
-import { callBytes, foldedBody, newFunc, shapeOf, type FuncInfo, type Group, type Site } from "../src/passes/fold-blocks/plan.js";
+import { callBytes, foldedBody, newFunc, readsOf, shapeOf, type FuncInfo, type Group, type Site } from "../src/passes/fold-blocks/plan.js";
 import type { Region } from "../src/passes/fold-blocks/regions.js";
 import { RegionBuckets } from "../src/passes/fold-blocks/buckets.js";
 
+const LOCAL_GET = idOf("local.get");
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURES = ["graph", "json", "interp", "dispatch"];
 
@@ -158,6 +160,9 @@ for (const [label, o] of [
           for (const s of g.sites) {
             const off = offsets(s.info.body);
             assert.equal(regionBytes(s, w), off[s.region.end]! - off[s.region.start]!, `${name}: size of region at ${s.region.start}`);
+            const reads = new Int32Array(s.info.localTypes.length);
+            for (let i = 0; i < s.info.body.count; i++) if (s.info.body.ops[i] === LOCAL_GET) reads[s.info.body.imm[s.info.body.immStart[i]!]!]!++;
+            assert.deepEqual(readsOf(s.info), reads, `${name}: local reads of function ${s.info.pos}`);
           }
         }
         const folds = chooseFolds(m, groups, o);

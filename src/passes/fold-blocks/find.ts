@@ -14,10 +14,8 @@ import { sigKey, type Fold } from "./apply.js";
 import { RegionBuckets } from "./buckets.js";
 import { canonical, prefixHashes, rangeHash, WordBuffer } from "./canon.js";
 import { callBytes, foldedBody, funcBytes, newBodyBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Shape, type Site } from "./plan.js";
-import { findRegions, HANDLER_OP, type Region } from "./regions.js";
-import { idOf } from "../../binary/opcodes/index.js";
+import { findRegions, type Region } from "./regions.js";
 
-const LOCAL_GET = idOf("local.get");
 /** Regions shorter than this many instructions never pay for a call. */
 const MIN_INSTRUCTIONS = 2;
 
@@ -36,15 +34,7 @@ function funcInfo(m: Module, pos: number): FuncInfo | null {
   if (c.kind !== "func") return null;
   const localTypes: ValType[] = [...c.params];
   for (const g of f.locals) for (let k = 0; k < g.count; k++) localTypes.push(g.type);
-  const reads = new Int32Array(localTypes.length);
-  const { ops, imm, immStart } = body;
-  // one scan: local reads, and whether the function is left alone
-  for (let i = 0; i < body.count; i++) {
-    const op = ops[i]!;
-    if (op === LOCAL_GET) reads[imm[immStart[i]!]!]!++;
-    else if (HANDLER_OP[op]) return null;
-  }
-  return { pos, func: f, body, localTypes, reads, results: c.results };
+  return { pos, func: f, body, localTypes, reads: null, results: c.results };
 }
 
 /**
@@ -85,13 +75,15 @@ export class RegionCache {
     const f = m.functions[pos]!;
     const old = this.byFunc.get(f);
     if (old && old.body === f.body && old.typeIndex === f.typeIndex && old.locals === f.locals) return old;
-    const info = funcInfo(m, pos);
+    let info = funcInfo(m, pos);
     let regions: Region[] = [];
     let hashes: Int32Array | null = null;
     if (info) {
-      const hot = o.hot && o.hot.isHotFunction(info.func) ? o.hot : null;
-      regions = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(info.func, i) : null);
-      if (regions.length > 0) hashes = prefixHashes(info.body, info.localTypes);
+      const { func } = info;
+      const hot = o.hot && o.hot.isHotFunction(func) ? o.hot : null;
+      const found = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(func, i) : null);
+      if (!found) info = null; // exception handlers: left alone
+      else if ((regions = found).length > 0) hashes = prefixHashes(info.body, info.localTypes);
     }
     const e: FuncRegions = { body: f.body, typeIndex: f.typeIndex, locals: f.locals, info, regions, hashes };
     this.byFunc.set(f, e);

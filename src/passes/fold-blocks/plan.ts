@@ -27,8 +27,8 @@ export interface FuncInfo {
   func: Func;
   body: Body;
   localTypes: ValType[];
-  /** local.get count per local in the whole body. */
-  reads: Int32Array;
+  /** local.get count per local in the whole body (counted by readsOf when first needed). */
+  reads: Int32Array | null;
   results: ValType[];
 }
 
@@ -65,6 +65,15 @@ export interface FoldOptions {
   tailCall: boolean;
 }
 
+/** local.get count per local of the function (only functions with a candidate site need it). */
+export function readsOf(info: FuncInfo): Int32Array {
+  if (info.reads) return info.reads;
+  const { ops, imm, immStart, count } = info.body;
+  const reads = new Int32Array(info.localTypes.length);
+  for (let i = 0; i < count; i++) if (ops[i] === LOCAL_GET) reads[imm[immStart[i]!]!]!++;
+  return (info.reads = reads);
+}
+
 /** Parameters and results of a block type word. */
 export function blockSig(m: Module, bt: number): { params: ValType[]; results: ValType[] } | null {
   if (bt === BLOCK_EMPTY) return { params: [], results: [] };
@@ -88,7 +97,7 @@ export function shapeOf(m: Module, g: Group, sites: readonly Site[], o: FoldOpti
         const l = s.locals[c]!;
         // conservative liveness: read anywhere else in the function, or read
         // here while an enclosing loop can run the region again
-        return s.info.reads[l]! - use.reads[c]! > 0 || (s.region.inLoop && use.reads[c]! > 0);
+        return readsOf(s.info)[l]! - use.reads[c]! > 0 || (s.region.inLoop && use.reads[c]! > 0);
       });
     }
   }

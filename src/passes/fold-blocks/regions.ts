@@ -17,8 +17,6 @@ const RETURN_CALLS = ["return_call", "return_call_indirect", "return_call_ref"].
 /** Per op: 1 for instructions after which the end of the enclosing code is never reached by falling through. */
 const EXITS = new Uint8Array(OPS.length);
 for (const op of [RETURN, idOf("unreachable"), idOf("throw"), idOf("throw_ref"), ...RETURN_CALLS]) EXITS[op] = 1;
-/** Per op: 1 for exception handlers, which see locals written before a throw (functions with them are left alone). */
-export const HANDLER_OP = Uint8Array.from(OPS, (d) => (d.imms.includes(Imm.Catches) || d.feature === "exceptions-legacy" ? 1 : 0));
 
 /** Per op: word offset of its single Label immediate, or -1. */
 const LABEL_WORD: Int32Array = (() => {
@@ -38,7 +36,7 @@ const LABEL_WORD: Int32Array = (() => {
 })();
 
 /** What the scan does with each op (one table lookup per instruction). */
-const PLAIN = 0, OPEN = 1, ELSE_ = 2, END_ = 3, RETURNS = 4, BRANCH_TABLE = 5, BRANCH = 6;
+const PLAIN = 0, OPEN = 1, ELSE_ = 2, END_ = 3, RETURNS = 4, BRANCH_TABLE = 5, BRANCH = 6, HANDLER = 7;
 const CLASS = new Uint8Array(OPS.length);
 for (let op = 0; op < OPS.length; op++) if (LABEL_WORD[op]! >= 0) CLASS[op] = BRANCH;
 CLASS[BLOCK] = CLASS[LOOP] = CLASS[IF] = OPEN;
@@ -46,6 +44,10 @@ CLASS[ELSE] = ELSE_;
 CLASS[END] = END_;
 CLASS[BR_TABLE] = BRANCH_TABLE;
 for (const op of [RETURN, ...RETURN_CALLS]) CLASS[op] = RETURNS;
+// exception handlers see locals written before a throw: functions with them are left alone
+OPS.forEach((d, op) => {
+  if (d.imms.includes(Imm.Catches) || d.feature === "exceptions-legacy") CLASS[op] = HANDLER;
+});
 
 export type RegionKind = "construct" | "arm";
 
@@ -90,8 +92,9 @@ interface Frame {
  * The self-contained regions of `body`: no branch leaves them, and one that
  * returns never falls through. `isHot(i)` marks instructions to keep out of
  * any region. Regions shorter than `minCount` instructions are not listed.
+ * Null if the function uses exception handlers (it is then left alone).
  */
-export function findRegions(body: Body, minCount: number, isHot: ((i: number) => boolean) | null): Region[] {
+export function findRegions(body: Body, minCount: number, isHot: ((i: number) => boolean) | null): Region[] | null {
   const { ops, imm, immStart } = body;
   const out: Region[] = [];
   // open constructs are stack[0 .. depth); frames are reused, not reallocated
@@ -104,6 +107,7 @@ export function findRegions(body: Body, minCount: number, isHot: ((i: number) =>
     const cls = CLASS[op]!;
     const top = depth > 0 ? stack[depth - 1]! : null;
     if (top && isHot && isHot(i)) top.hot = top.armHot = true;
+    if (cls === PLAIN) continue;
     if (cls === OPEN) {
       let f = stack[depth];
       if (!f) stack.push((f = newFrame()));
@@ -118,7 +122,8 @@ export function findRegions(body: Body, minCount: number, isHot: ((i: number) =>
       if (op === LOOP) loops++;
       continue;
     }
-    if (!top || cls === PLAIN) continue; // code at function level belongs to no region
+    if (cls === HANDLER) return null;
+    if (!top) continue; // code at function level belongs to no region
     switch (cls) {
       case ELSE_:
         top.elseAt = i;
