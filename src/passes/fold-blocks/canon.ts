@@ -83,7 +83,8 @@ export interface Canonical {
   /** canonical local number -> the site's local index */
   locals: number[];
   use: LocalUse;
-  /** Hash of the canonical form (`out.words[0, out.length)`). */
+  /** The canonical form (see canonical) and its hash. */
+  words: Int32Array;
   hash: number;
 }
 
@@ -91,10 +92,11 @@ const GET_ID = idOf("local.get");
 
 /**
  * The exact identity of a region among regions of one bucket (same kind,
- * signature, caller results and length): written to `out` as each op and its
- * immediate words, local indices replaced by their canonical numbers (the op
- * fixes where they are), then the canonical locals' types. Two regions of a
- * bucket are identical up to local renaming exactly when these words are equal.
+ * signature, caller results and length): each op and its immediate words,
+ * local indices replaced by their canonical numbers (the op fixes where they
+ * are), then the canonical locals' types. Two regions of a bucket are
+ * identical up to local renaming exactly when these words are equal. `out`
+ * is scratch space.
  */
 export function canonical(body: Body, localTypes: readonly ValType[], r: Region, out: WordBuffer): Canonical {
   const { ops, imm, immStart } = body;
@@ -138,5 +140,5 @@ export function canonical(body: Body, localTypes: readonly ValType[], r: Region,
   for (const t of use.types) out.push(t);
   let hash = out.length;
   for (let k = 0; k < out.length; k++) hash = mix(hash, out.words[k]!);
-  return { locals, use, hash };
+  return { locals, use, words: out.words.slice(0, out.length), hash };
 }

@@ -12,7 +12,7 @@ import type { ValType } from "../../ir/types.js";
 import type { HotCode } from "../pass.js";
 import { sigKey, type Fold } from "./apply.js";
 import { RegionBuckets } from "./buckets.js";
-import { canonical, prefixHashes, rangeHash, WordBuffer } from "./canon.js";
+import { canonical, prefixHashes, rangeHash, WordBuffer, type Canonical } from "./canon.js";
 import { callBytes, foldedBody, funcBytes, newBodyBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Shape, type Site } from "./plan.js";
 import { findRegions, type Region } from "./regions.js";
 
@@ -70,6 +70,16 @@ interface FuncRegions {
  */
 export class RegionCache {
   private readonly byFunc = new Map<Func, FuncRegions>();
+  // a region object lives as long as its function's body is unchanged
+  private readonly canon = new WeakMap<Region, Canonical>();
+  private readonly scratch = new WordBuffer();
+
+  /** The canonical form of region `r` of `info` (see canon.ts), computed once. */
+  canonicalOf(info: FuncInfo, r: Region): Canonical {
+    let c = this.canon.get(r);
+    if (!c) this.canon.set(r, (c = canonical(info.body, info.localTypes, r, this.scratch)));
+    return c;
+  }
 
   of(m: Module, pos: number, o: FindOptions): FuncRegions {
     const f = m.functions[pos]!;
@@ -118,28 +128,27 @@ export function findGroups(m: Module, o: FindOptions, progress: (f: number) => v
     }
   }
   const groups: Group[] = [];
-  const words = new WordBuffer();
-  const exact: { g: Group; words: Int32Array; hash: number }[] = [];
+  const exact: { g: Group; c: Canonical }[] = [];
   for (let b = 0; b < buckets.count; b++) {
     if (buckets.size[b]! < 2) continue;
     exact.length = 0;
     for (let item = buckets.first[b]!; item >= 0; item = buckets.next[item]!) {
       const info = buckets.infos[item]!;
       const region = buckets.regions[item]!;
-      const c = canonical(info.body, info.localTypes, region, words);
+      const c = cache.canonicalOf(info, region);
       const s: Site = { info, region, locals: c.locals };
-      const e = exact.find((e) => e.hash === c.hash && sameWords(e.words, words));
+      const e = exact.find((e) => e.c.hash === c.hash && sameWords(e.c.words, c.words));
       if (e) e.g.sites.push(s);
-      else exact.push({ g: { sites: [s], use: c.use }, words: words.words.slice(0, words.length), hash: c.hash });
+      else exact.push({ g: { sites: [s], use: c.use }, c });
     }
     for (const { g } of exact) if (g.sites.length > 1) groups.push(g);
   }
   return groups;
 }
 
-function sameWords(a: Int32Array, b: WordBuffer): boolean {
+function sameWords(a: Int32Array, b: Int32Array): boolean {
   if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b.words[k]) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
 }
 
