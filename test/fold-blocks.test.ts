@@ -54,6 +54,22 @@ test("folds an identical block across functions, with locals renamed", async () 
   sameBehaviour(r.input, r.binary, [...inputs("f"), ...inputs("h"), ["g", [5n, 9]], ["g", [0n, -1]]]);
 });
 
+test("leaves alone a function with an exception handler (it sees locals written before a throw)", async () => {
+  const wat = `(module (memory 1) (tag $e)
+    (func (export "f") (param i32) (result i32) (local i32) ${WORK("0", "1")} (i32.load (i32.const 64)))
+    (func (export "g") (param i32) (result i32) (local i32) ${WORK("0", "1")} (i32.load (i32.const 64)))
+    (func (export "h") (param i32) (result i32) (local i32)
+      (block $out (try_table (catch $e $out) ${WORK("0", "1")}))
+      ${WORK("0", "1")} (i32.load (i32.const 64))))`;
+  const r = await fold(wat);
+  assert.equal(r.stats.blocksFolded, 1);
+  assert.equal(r.stats.sitesReplaced, 2, "only f and g");
+  const h = r.text.split("\n---\n")[2]!;
+  assert.match(h, /try_table/);
+  assert.doesNotMatch(h, /\bcall\b/, "h keeps both copies of the block");
+  // (Node 20's engine cannot run try_table: the module is only validated)
+});
+
 test("folds identical if arms and passes a live local back", async () => {
   const arm = `(local.set 1 (i32.mul (local.get 0) (i32.const 3)))
       (local.set 1 (i32.add (local.get 1) (i32.rotl (local.get 1) (i32.const 5))))

@@ -18,7 +18,7 @@ export type IntroducibleFeature = "tail-call" | "multi-value";
 /** User choices: true allows, false forbids, absent takes the default above. */
 export type FeatureChoices = Partial<Record<IntroducibleFeature, boolean>>;
 
-const tailCallOps = new Set(OPS.filter((d) => d.feature === "tail-call").map((d) => d.id!));
+const tailCallOps = OPS.filter((d) => d.feature === "tail-call").map((d) => d.id!);
 
 // Answers per module object: the scan decodes every body, and four passes ask.
 // Passes only add tail calls where they may, so an answer stays right for the
@@ -30,10 +30,13 @@ function usesTailCalls(m: Module): boolean {
   let used = tailCallsUsed.get(m);
   if (used === undefined) {
     used = false;
+    // typed-array indexOf per op: a native scan, where a loop over every
+    // instruction runs in the interpreter (this runs once per module)
     scan: for (const f of m.functions) {
       const b = f.body ?? decodeFunctionBody(m, f);
-      for (let i = 0; i < b.count; i++) {
-        if (tailCallOps.has(b.ops[i]!)) {
+      for (const op of tailCallOps) {
+        const at = b.ops.indexOf(op);
+        if (at >= 0 && at < b.count) {
           used = true;
           break scan;
         }

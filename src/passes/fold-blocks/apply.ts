@@ -53,15 +53,15 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
   for (const [pos, list] of bySite) {
     list.sort((a, b) => a.site.region.start - b.site.region.start);
     const body = list[0]!.site.info.body;
-    const b = new BodyBuilder(body.count);
+    const b = new BodyBuilder(body.count + 16);
     let i = 0;
     for (const { site, shape, callee } of list) {
-      for (; i < site.region.start; i++) copy(b, body, i);
+      copyRange(b, body, i, site.region.start);
       emitCall(b, site, shape, callee, o);
       calls?.push({ host: nImp + pos, callee, tail: shape.tail === "return" && o.tailCall });
       i = site.region.end;
     }
-    for (; i < body.count; i++) copy(b, body, i);
+    copyRange(b, body, i, body.count);
     const f = m.functions[pos]!;
     if (trial) m.functions[pos] = { ...f, body: b.finish(), dirty: true };
     else {
@@ -72,9 +72,28 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
   return indices;
 }
 
-function copy(b: BodyBuilder, body: Body, i: number): void {
-  b.begin(body.ops[i]!);
-  for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
+/**
+ * Appends instructions [from, to) of `body` to `b`. A rebuilt function is
+ * mostly unchanged code: it is copied in bulk while `b` has room for it, else
+ * one instruction at a time (which grows `b`).
+ */
+export function copyRange(b: BodyBuilder, body: Body, from: number, to: number): void {
+  const n = to - from;
+  if (n <= 0) return;
+  if (b.offsets !== null || b.count + n + 1 >= b.ops.length) {
+    for (let i = from; i < to; i++) {
+      b.begin(body.ops[i]!);
+      for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
+    }
+    return;
+  }
+  const s = body.immStart[from]!;
+  const at = b.reserve(body.immStart[to]! - s);
+  b.imm.set(body.imm.subarray(s, body.immStart[to]!), at);
+  b.ops.set(body.ops.subarray(from, to), b.count);
+  const shift = at - s;
+  for (let k = 0; k < n; k++) b.immStart[b.count + k] = body.immStart[from + k]! + shift;
+  b.count += n;
 }
 
 /** Signature key of a function type, for counting types a set of folds would add. */

@@ -1,6 +1,6 @@
 // Region identity up to local renaming. A cheap prefix hash over the body
 // (local indices replaced by their types) buckets every region in O(1); only
-// regions that share a bucket get the exact canonical key, in which locals
+// regions that share a bucket get the exact canonical form, in which locals
 // are numbered by first use.
 
 import { idOf } from "../../binary/opcodes/index.js";
@@ -8,6 +8,12 @@ import type { Body } from "../../ir/body.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { ValType } from "../../ir/types.js";
 import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
+
+/** Per op: word offset of its local-index immediate, -1 if none (local.get/set/tee have one, first). */
+const LOCAL_AT = Int32Array.from(LOCAL_WORDS, (w) => {
+  if (w && w.length > 1) throw new Error("an instruction with two local immediates");
+  return w ? w[0]! : -1;
+});
 
 function mix(h: number, v: number): number {
   h = Math.imul(h ^ v, 0x9e3779b1);
@@ -35,8 +41,8 @@ export function prefixHashes(body: Body, localTypes: readonly ValType[]): Int32A
     let t = mix(0x2f1, op);
     const s = immStart[i]!;
     const e = immStart[i + 1]!;
-    const loc = LOCAL_WORDS[op];
-    for (let p = s; p < e; p++) t = mix(t, loc && loc.includes(p - s) ? (localTypes[imm[p]!] ?? -1) : imm[p]!);
+    const loc = s + LOCAL_AT[op]!;
+    for (let p = s; p < e; p++) t = mix(t, p === loc ? (localTypes[imm[p]!] ?? -1) : imm[p]!);
     h[i + 1] = (Math.imul(h[i]!, BASE) + t) | 0;
   }
   powersUpTo(body.count);
@@ -58,19 +64,43 @@ export interface LocalUse {
   definedFirst: boolean[];
 }
 
+/** A growable list of words (the canonical form of one region at a time). */
+export class WordBuffer {
+  words = new Int32Array(256);
+  length = 0;
+
+  push(w: number): void {
+    if (this.length === this.words.length) {
+      const a = new Int32Array(this.words.length * 2);
+      a.set(this.words);
+      this.words = a;
+    }
+    this.words[this.length++] = w;
+  }
+}
+
 export interface Canonical {
-  key: string;
   /** canonical local number -> the site's local index */
   locals: number[];
   use: LocalUse;
+  /** The canonical form (see canonical) and its hash. */
+  words: Int32Array;
+  hash: number;
 }
 
 const GET_ID = idOf("local.get");
 
-/** The exact identity of a region, `prefix` included (kind, signature, caller results). */
-export function canonical(body: Body, localTypes: readonly ValType[], r: Region, prefix: string): Canonical {
+/**
+ * The exact identity of a region among regions of one bucket (same kind,
+ * signature, caller results and length): each op and its immediate words,
+ * local indices replaced by their canonical numbers (the op fixes where they
+ * are), then the canonical locals' types. Two regions of a bucket are
+ * identical up to local renaming exactly when these words are equal. `out`
+ * is scratch space.
+ */
+export function canonical(body: Body, localTypes: readonly ValType[], r: Region, out: WordBuffer): Canonical {
   const { ops, imm, immStart } = body;
-  const parts: (number | string)[] = [prefix];
+  out.length = 0;
   const canon = new Map<number, number>();
   const locals: number[] = [];
   const use: LocalUse = { types: [], reads: [], written: [], definedFirst: [] };
@@ -81,13 +111,13 @@ export function canonical(body: Body, localTypes: readonly ValType[], r: Region,
   for (let i = r.start; i < r.end; i++) {
     const op = ops[i]!;
     if (op === END) depth--;
-    parts.push(op);
+    out.push(op);
     const s = immStart[i]!;
     const e = immStart[i + 1]!;
-    const loc = LOCAL_WORDS[op];
+    const loc = s + LOCAL_AT[op]!;
     for (let p = s; p < e; p++) {
-      if (!loc || !loc.includes(p - s)) {
-        parts.push(imm[p]!);
+      if (p !== loc) {
+        out.push(imm[p]!);
         continue;
       }
       const l = imm[p]!;
@@ -103,10 +133,12 @@ export function canonical(body: Body, localTypes: readonly ValType[], r: Region,
       }
       if (op === GET_ID) use.reads[c]!++;
       else use.written[c] = true;
-      parts.push(`l${c}`);
+      out.push(c);
     }
     if (op === BLOCK || op === LOOP || op === IF) depth++;
   }
-  parts.push("|", ...use.types);
-  return { key: parts.join(","), locals, use };
+  for (const t of use.types) out.push(t);
+  let hash = out.length;
+  for (let k = 0; k < out.length; k++) hash = mix(hash, out.words[k]!);
+  return { locals, use, words: out.words.slice(0, out.length), hash };
 }

@@ -6,16 +6,16 @@ import { u32Size, ByteWriter } from "../../binary/bytes.js";
 import { encodeInstructions } from "../../binary/code-writer.js";
 import { decodeFunctionBody } from "../../binary/reader.js";
 import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
+import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import type { HotCode } from "../pass.js";
 import { sigKey, type Fold } from "./apply.js";
-import { canonical, prefixHashes, rangeHash } from "./canon.js";
-import { callBytes, foldedBody, newFuncBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Site } from "./plan.js";
-import { findRegions, hasHandlers, type Region } from "./regions.js";
-import { idOf } from "../../binary/opcodes/index.js";
+import { RegionBuckets } from "./buckets.js";
+import { canonical, prefixHashes, rangeHash, WordBuffer, type Canonical } from "./canon.js";
+import { callBytes, foldedBody, funcBytes, newBodyBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Shape, type Site } from "./plan.js";
+import { findRegions, type Region } from "./regions.js";
 
-const LOCAL_GET = idOf("local.get");
 /** Regions shorter than this many instructions never pay for a call. */
 const MIN_INSTRUCTIONS = 2;
 
@@ -31,27 +31,24 @@ function funcInfo(m: Module, pos: number): FuncInfo | null {
   const f = m.functions[pos]!;
   const body = f.body ?? decodeFunctionBody(m, f);
   const c = m.types[f.typeIndex]!.composite;
-  if (c.kind !== "func" || hasHandlers(body)) return null;
+  if (c.kind !== "func") return null;
   const localTypes: ValType[] = [...c.params];
   for (const g of f.locals) for (let k = 0; k < g.count; k++) localTypes.push(g.type);
-  const reads = new Int32Array(localTypes.length);
-  for (let i = 0; i < body.count; i++) {
-    if (body.ops[i] === LOCAL_GET) reads[body.imm[body.immStart[i]!]!]!++;
-  }
-  return { pos, func: f, body, localTypes, reads, results: c.results, offsets: null };
+  return { pos, func: f, body, localTypes, reads: null, results: c.results };
 }
 
-/** Byte offset of every instruction (computed once per function, only for functions with candidates). */
-function offsetsOf(info: FuncInfo, w: ByteWriter): Uint32Array {
-  if (info.offsets) return info.offsets;
-  const body = info.body;
-  const off = new Uint32Array(body.count + 1);
-  w.len = 0;
-  for (let i = 0; i < body.count; i++) {
-    encodeInstructions(w, body, i, i + 1);
-    off[i + 1] = w.len;
+/**
+ * Encoded bytes of a site's region, measured once: a region lives as long as
+ * its function's body is unchanged (RegionCache), across rounds.
+ */
+export function regionBytes(s: Site, w: ByteWriter): number {
+  const r = s.region;
+  if (r.bytes < 0) {
+    w.len = 0;
+    encodeInstructions(w, s.info.body, r.start, r.end);
+    r.bytes = w.len;
   }
-  return (info.offsets = off);
+  return r.bytes;
 }
 
 /** What findGroups learns about one function: its info, regions and prefix hashes (null info: left alone). */
@@ -73,18 +70,30 @@ interface FuncRegions {
  */
 export class RegionCache {
   private readonly byFunc = new Map<Func, FuncRegions>();
+  // a region object lives as long as its function's body is unchanged
+  private readonly canon = new WeakMap<Region, Canonical>();
+  private readonly scratch = new WordBuffer();
+
+  /** The canonical form of region `r` of `info` (see canon.ts), computed once. */
+  canonicalOf(info: FuncInfo, r: Region): Canonical {
+    let c = this.canon.get(r);
+    if (!c) this.canon.set(r, (c = canonical(info.body, info.localTypes, r, this.scratch)));
+    return c;
+  }
 
   of(m: Module, pos: number, o: FindOptions): FuncRegions {
     const f = m.functions[pos]!;
     const old = this.byFunc.get(f);
     if (old && old.body === f.body && old.typeIndex === f.typeIndex && old.locals === f.locals) return old;
-    const info = funcInfo(m, pos);
+    let info = funcInfo(m, pos);
     let regions: Region[] = [];
     let hashes: Int32Array | null = null;
     if (info) {
-      const hot = o.hot && o.hot.isHotFunction(info.func) ? o.hot : null;
-      regions = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(info.func, i) : null);
-      if (regions.length > 0) hashes = prefixHashes(info.body, info.localTypes);
+      const { func } = info;
+      const hot = o.hot && o.hot.isHotFunction(func) ? o.hot : null;
+      const found = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(func, i) : null);
+      if (!found) info = null; // exception handlers: left alone
+      else if ((regions = found).length > 0) hashes = prefixHashes(info.body, info.localTypes);
     }
     const e: FuncRegions = { body: f.body, typeIndex: f.typeIndex, locals: f.locals, info, regions, hashes };
     this.byFunc.set(f, e);
@@ -94,57 +103,95 @@ export class RegionCache {
 
 /** All groups of at least two identical regions. */
 export function findGroups(m: Module, o: FindOptions, progress: (f: number) => void, cache = new RegionCache()): Group[] {
-  const buckets = new Map<string, Site[]>();
   const n = m.functions.length;
+  const found: FuncRegions[] = [];
+  let total = 0;
   for (let pos = 0; pos < n; pos++) {
     if ((pos & 1023) === 0) progress((pos / n) * 0.5);
-    const { info, regions, hashes: h } = cache.of(m, pos, o);
-    if (!info || regions.length === 0) continue;
-    const resultsKey = info.results.join(",");
+    const e = cache.of(m, pos, o);
+    if (!e.info || e.regions.length === 0) continue;
+    found.push(e);
+    total += e.regions.length;
+  }
+  const buckets = new RegionBuckets(total);
+  // the caller's results matter only to regions that return
+  const resultIds = new Map<string, number>([["", 0]]);
+  for (const { info, regions, hashes } of found) {
+    let results = -1;
     for (const r of regions) {
-      const key = `${r.kind}|${r.blockType}|${r.returns ? resultsKey : ""}|${r.end - r.start}|${rangeHash(h!, r.start, r.end)}`;
-      let list = buckets.get(key);
-      if (!list) buckets.set(key, (list = []));
-      list.push({ info, region: r, locals: [] });
+      if (r.returns && results < 0) {
+        const key = info!.results.join(",");
+        results = resultIds.get(key) ?? resultIds.size;
+        resultIds.set(key, results);
+      }
+      buckets.add(info!, r, r.returns ? results : 0, rangeHash(hashes!, r.start, r.end));
     }
   }
   const groups: Group[] = [];
-  for (const [key, list] of buckets) {
-    if (list.length < 2) continue;
-    const exact = new Map<string, Group>();
-    for (const s of list) {
-      const c = canonical(s.info.body, s.info.localTypes, s.region, key);
-      s.locals = c.locals;
-      const g = exact.get(c.key);
-      if (g) g.sites.push(s);
-      else exact.set(c.key, { sites: [s], use: c.use });
+  const exact: { g: Group; c: Canonical }[] = [];
+  for (let b = 0; b < buckets.count; b++) {
+    if (buckets.size[b]! < 2) continue;
+    exact.length = 0;
+    for (let item = buckets.first[b]!; item >= 0; item = buckets.next[item]!) {
+      const info = buckets.infos[item]!;
+      const region = buckets.regions[item]!;
+      const c = cache.canonicalOf(info, region);
+      const s: Site = { info, region, locals: c.locals };
+      const e = exact.find((e) => e.c.hash === c.hash && sameWords(e.c.words, c.words));
+      if (e) e.g.sites.push(s);
+      else exact.push({ g: { sites: [s], use: c.use }, c });
     }
-    for (const g of exact.values()) if (g.sites.length > 1) groups.push(g);
+    for (const { g } of exact) if (g.sites.length > 1) groups.push(g);
   }
   return groups;
 }
 
-/** Exact raw balance of folding `sites` as one new function at index `callee`. */
-function evaluate(m: Module, g: Group, sites: Site[], o: FindOptions, callee: number, newTypes: Set<string>, w: ByteWriter): Fold | null {
+function sameWords(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/** What folding some sites of a group takes, apart from where the new function and its type land. */
+interface Plan {
+  sites: Site[];
+  shape: Shape;
+  body: Body;
+  /** Bytes of the new function's body entry (locals and instructions). */
+  bodyBytes: number;
+  /** An existing type with the new function's signature, or -1. */
+  existing: number;
+  sig: string;
+  /** Bytes of the regions the calls replace. */
+  removed: number;
+}
+
+/** Per signature: an existing type index or -1 (the types do not change while folds are chosen). */
+type TypeIndex = Map<string, number>;
+
+function planOf(m: Module, g: Group, sites: Site[], o: FindOptions, types: TypeIndex, w: ByteWriter): Plan | null {
   const shape = shapeOf(m, g, sites, o);
   if (!shape) return null;
   const body = foldedBody(m, sites[0]!, shape);
-  const existing = findFuncType(m, shape.params, shape.results);
-  const key = sigKey(shape.params, shape.results);
-  const typeIndex = existing >= 0 ? existing : m.types.length + newTypes.size;
-  let cost = newFuncBytes(typeIndex, body, shape);
-  if (existing < 0 && !newTypes.has(key)) cost += funcTypeCost(shape.params, shape.results);
-  if (m.names) cost += u32Size(callee) + 1 + "folded_block$".length + 2;
+  const sig = sigKey(shape.params, shape.results);
+  let existing = types.get(sig);
+  if (existing === undefined) types.set(sig, (existing = findFuncType(m, shape.params, shape.results)));
   let removed = 0;
-  for (const s of sites) {
-    const off = offsetsOf(s.info, w);
-    const bytes = off[s.region.end]! - off[s.region.start]!;
-    removed += bytes;
-    cost += callBytes(s, shape, callee, o);
-  }
-  if (removed / sites.length < o.minRegionBytes) return null;
-  const benefit = removed - cost;
-  return benefit >= o.minBenefit ? { sites, shape, body, benefit } : null;
+  for (const s of sites) removed += regionBytes(s, w);
+  return { sites, shape, body, bodyBytes: newBodyBytes(body, shape), existing, sig, removed };
+}
+
+/** Exact raw balance of a plan with the new function at index `callee`. */
+function evaluate(m: Module, p: Plan, o: FindOptions, callee: number, newTypes: Set<string>): Fold | null {
+  const { sites, shape } = p;
+  const typeIndex = p.existing >= 0 ? p.existing : m.types.length + newTypes.size;
+  let cost = funcBytes(typeIndex, p.bodyBytes);
+  if (p.existing < 0 && !newTypes.has(p.sig)) cost += funcTypeCost(shape.params, shape.results);
+  if (m.names) cost += u32Size(callee) + 1 + "folded_block$".length + 2;
+  for (const s of sites) cost += callBytes(s, shape, callee, o);
+  if (p.removed / sites.length < o.minRegionBytes) return null;
+  const benefit = p.removed - cost;
+  return benefit >= o.minBenefit ? { sites, shape, body: p.body, benefit } : null;
 }
 
 /** Chooses foldings greedily by benefit; each region is folded at most once. */
@@ -154,10 +201,12 @@ export function chooseFolds(m: Module, groups: Group[], o: FindOptions): Fold[] 
   // an upper bound on the new functions' indices makes every estimate safe
   const lastIndex = base + groups.length;
   const newTypes = new Set<string>();
-  const first: { g: Group; benefit: number }[] = [];
+  const types: TypeIndex = new Map();
+  const first: { g: Group; plan: Plan; benefit: number }[] = [];
   for (const g of groups) {
-    const f = evaluate(m, g, g.sites, o, lastIndex, newTypes, w);
-    if (f) first.push({ g, benefit: f.benefit });
+    const plan = planOf(m, g, g.sites, o, types, w);
+    const f = plan && evaluate(m, plan, o, lastIndex, newTypes);
+    if (f) first.push({ g, plan: plan!, benefit: f.benefit });
   }
   first.sort((a, b) => b.benefit - a.benefit);
   const claimed = new Map<number, Uint8Array>();
@@ -168,10 +217,12 @@ export function chooseFolds(m: Module, groups: Group[], o: FindOptions): Fold[] 
     return true;
   };
   const chosen: Fold[] = [];
-  for (const { g } of first) {
+  for (const { g, plan } of first) {
     const sites = g.sites.filter(free);
     if (sites.length < 2) continue;
-    const f = evaluate(m, g, sites, o, base + chosen.length, newTypes, w);
+    // with every site still free the plan stands; only the indices moved
+    const p = sites.length === g.sites.length ? plan : planOf(m, g, sites, o, types, w);
+    const f = p && evaluate(m, p, o, base + chosen.length, newTypes);
     if (!f) continue;
     chosen.push(f);
     newTypes.add(sigKey(f.shape.params, f.shape.results));

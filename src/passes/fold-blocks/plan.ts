@@ -8,7 +8,7 @@ import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import { isDefaultable } from "../../analysis/typecontext.js";
-import { functionCost } from "../thunk.js";
+import { bodySize } from "../thunk.js";
 import type { LocalUse } from "./canon.js";
 import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
 
@@ -27,11 +27,9 @@ export interface FuncInfo {
   func: Func;
   body: Body;
   localTypes: ValType[];
-  /** local.get count per local in the whole body. */
-  reads: Int32Array;
+  /** local.get count per local in the whole body (counted by readsOf when first needed). */
+  reads: Int32Array | null;
   results: ValType[];
-  /** Byte offset of each instruction in the encoded body (length count + 1). */
-  offsets: Uint32Array | null;
 }
 
 export interface Site {
@@ -67,6 +65,15 @@ export interface FoldOptions {
   tailCall: boolean;
 }
 
+/** local.get count per local of the function (only functions with a candidate site need it). */
+export function readsOf(info: FuncInfo): Int32Array {
+  if (info.reads) return info.reads;
+  const { ops, imm, immStart, count } = info.body;
+  const reads = new Int32Array(info.localTypes.length);
+  for (let i = 0; i < count; i++) if (ops[i] === LOCAL_GET) reads[imm[immStart[i]!]!]!++;
+  return (info.reads = reads);
+}
+
 /** Parameters and results of a block type word. */
 export function blockSig(m: Module, bt: number): { params: ValType[]; results: ValType[] } | null {
   if (bt === BLOCK_EMPTY) return { params: [], results: [] };
@@ -90,7 +97,7 @@ export function shapeOf(m: Module, g: Group, sites: readonly Site[], o: FoldOpti
         const l = s.locals[c]!;
         // conservative liveness: read anywhere else in the function, or read
         // here while an enclosing loop can run the region again
-        return s.info.reads[l]! - use.reads[c]! > 0 || (s.region.inLoop && use.reads[c]! > 0);
+        return readsOf(s.info)[l]! - use.reads[c]! > 0 || (s.region.inLoop && use.reads[c]! > 0);
       });
     }
   }
@@ -220,7 +227,12 @@ export function newFunc(typeIndex: number, body: Body, shape: Shape): Func {
   return { typeIndex, locals, localCount: shape.internal.length, raw: null, rawOffset: 0, codeOffset: 0, body, dirty: true, origin: 0 };
 }
 
-/** Bytes the new function costs in the function and code sections. */
-export function newFuncBytes(typeIndex: number, body: Body, shape: Shape): number {
-  return functionCost(newFunc(typeIndex, body, shape));
+/** Bytes of the new function's body entry (locals and instructions; its type index plays no part). */
+export function newBodyBytes(body: Body, shape: Shape): number {
+  return bodySize(newFunc(0, body, shape));
+}
+
+/** Bytes a function with type `typeIndex` and an `n`-byte body entry costs in the function and code sections (as functionCost). */
+export function funcBytes(typeIndex: number, n: number): number {
+  return u32Size(typeIndex) + u32Size(n) + n;
 }

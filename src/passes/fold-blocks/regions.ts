@@ -13,11 +13,10 @@ export const ELSE = idOf("else");
 export const END = idOf("end");
 const RETURN = idOf("return");
 const BR_TABLE = idOf("br_table");
-const RETURN_CALLS = new Set(["return_call", "return_call_indirect", "return_call_ref"].map(idOf));
-/** Instructions after which the end of the enclosing code is never reached by falling through. */
-const EXITS = new Set([RETURN, idOf("unreachable"), idOf("throw"), idOf("throw_ref"), ...RETURN_CALLS]);
-/** Exception handlers see locals written before a throw: functions with them are left alone. */
-const HANDLER_OPS = new Set(OPS.filter((d) => d.imms.includes(Imm.Catches) || d.feature === "exceptions-legacy").map((d) => d.id!));
+const RETURN_CALLS = ["return_call", "return_call_indirect", "return_call_ref"].map(idOf);
+/** Per op: 1 for instructions after which the end of the enclosing code is never reached by falling through. */
+const EXITS = new Uint8Array(OPS.length);
+for (const op of [RETURN, idOf("unreachable"), idOf("throw"), idOf("throw_ref"), ...RETURN_CALLS]) EXITS[op] = 1;
 
 /** Per op: word offset of its single Label immediate, or -1. */
 const LABEL_WORD: Int32Array = (() => {
@@ -36,6 +35,20 @@ const LABEL_WORD: Int32Array = (() => {
   return out;
 })();
 
+/** What the scan does with each op (one table lookup per instruction). */
+const PLAIN = 0, OPEN = 1, ELSE_ = 2, END_ = 3, RETURNS = 4, BRANCH_TABLE = 5, BRANCH = 6, HANDLER = 7;
+const CLASS = new Uint8Array(OPS.length);
+for (let op = 0; op < OPS.length; op++) if (LABEL_WORD[op]! >= 0) CLASS[op] = BRANCH;
+CLASS[BLOCK] = CLASS[LOOP] = CLASS[IF] = OPEN;
+CLASS[ELSE] = ELSE_;
+CLASS[END] = END_;
+CLASS[BR_TABLE] = BRANCH_TABLE;
+for (const op of [RETURN, ...RETURN_CALLS]) CLASS[op] = RETURNS;
+// exception handlers see locals written before a throw: functions with them are left alone
+OPS.forEach((d, op) => {
+  if (d.imms.includes(Imm.Catches) || d.feature === "exceptions-legacy") CLASS[op] = HANDLER;
+});
+
 export type RegionKind = "construct" | "arm";
 
 export interface Region {
@@ -51,6 +64,8 @@ export interface Region {
   returns: boolean;
   /** Some enclosing construct of the caller is a loop (the region may run again with its own writes). */
   inLoop: boolean;
+  /** Encoded size in bytes, -1 until find.ts measures it. */
+  bytes: number;
 }
 
 interface Frame {
@@ -73,101 +88,127 @@ interface Frame {
   loops: number;
 }
 
-/** True if the function uses exception handlers (it is then skipped). */
-export function hasHandlers(body: Body): boolean {
-  for (let i = 0; i < body.count; i++) if (HANDLER_OPS.has(body.ops[i]!)) return true;
-  return false;
-}
-
 /**
  * The self-contained regions of `body`: no branch leaves them, and one that
  * returns never falls through. `isHot(i)` marks instructions to keep out of
  * any region. Regions shorter than `minCount` instructions are not listed.
+ * Null if the function uses exception handlers (it is then left alone).
  */
-export function findRegions(body: Body, minCount: number, isHot: ((i: number) => boolean) | null): Region[] {
+export function findRegions(body: Body, minCount: number, isHot: ((i: number) => boolean) | null): Region[] | null {
   const { ops, imm, immStart } = body;
   const out: Region[] = [];
+  // open constructs are stack[0 .. depth); frames are reused, not reallocated
   const stack: Frame[] = [];
+  let depth = 0;
   let loops = 0;
-  const branchTo = (depth: number): void => {
-    const t = stack.length - 1 - depth;
-    const target = t < 0 ? -1 : stack[t]!.start;
-    if (t >= 0) {
-      const f = stack[t]!;
-      if (f.op === LOOP) {
-        // a branch to a loop goes back to its start: the end stays unreached
-      } else if (f.op === IF && f.elseAt < 0) f.thenTargeted = true;
-      else f.targeted = true;
-    }
-    const top = stack[stack.length - 1];
-    if (top) {
-      if (target < top.min) top.min = target;
-      if (target < top.armMin) top.armMin = target;
-    }
-  };
   const n = body.count - 1; // the function's final end is not part of any region
   for (let i = 0; i < n; i++) {
     const op = ops[i]!;
-    const top = stack[stack.length - 1];
+    const cls = CLASS[op]!;
+    const top = depth > 0 ? stack[depth - 1]! : null;
     if (top && isHot && isHot(i)) top.hot = top.armHot = true;
-    if (op === BLOCK || op === LOOP || op === IF) {
-      stack.push({
-        start: i, op, elseAt: -1, min: i, armMin: i, returns: false, armReturns: false, hot: false, armHot: false,
-        targeted: false, thenTargeted: false, thenMin: i, thenReturns: false, thenHot: false, loops,
-      });
+    if (cls === PLAIN) continue;
+    if (cls === OPEN) {
+      let f = stack[depth];
+      if (!f) stack.push((f = newFrame()));
+      depth++;
+      f.start = f.min = f.armMin = f.thenMin = i;
+      f.op = op;
+      f.elseAt = -1;
+      f.returns = f.armReturns = f.thenReturns = false;
+      f.hot = f.armHot = f.thenHot = false;
+      f.targeted = f.thenTargeted = false;
+      f.loops = loops;
       if (op === LOOP) loops++;
       continue;
     }
+    if (cls === HANDLER) return null;
     if (!top) continue; // code at function level belongs to no region
-    if (op === ELSE) {
-      top.elseAt = i;
-      top.thenMin = top.armMin;
-      top.thenReturns = top.armReturns;
-      top.thenHot = top.armHot;
-      top.armMin = top.start;
-      top.armReturns = false;
-      top.armHot = false;
-      continue;
-    }
-    if (op === END) {
-      stack.pop();
-      if (top.op === LOOP) loops--;
-      closeFrame(body, top, i, minCount, out);
-      const parent = stack[stack.length - 1];
-      if (parent) {
-        if (top.min < parent.min) parent.min = top.min;
-        if (top.min < parent.armMin) parent.armMin = top.min;
-        if (top.returns) parent.returns = parent.armReturns = true;
-        if (top.hot) parent.hot = parent.armHot = true;
+    switch (cls) {
+      case ELSE_:
+        top.elseAt = i;
+        top.thenMin = top.armMin;
+        top.thenReturns = top.armReturns;
+        top.thenHot = top.armHot;
+        top.armMin = top.start;
+        top.armReturns = false;
+        top.armHot = false;
+        break;
+      case END_: {
+        depth--;
+        if (top.op === LOOP) loops--;
+        closeFrame(body, top, i, minCount, out);
+        const parent = depth > 0 ? stack[depth - 1]! : null;
+        if (parent) {
+          if (top.min < parent.min) parent.min = top.min;
+          if (top.min < parent.armMin) parent.armMin = top.min;
+          if (top.returns) parent.returns = parent.armReturns = true;
+          if (top.hot) parent.hot = parent.armHot = true;
+        }
+        break;
       }
-      continue;
+      case RETURNS:
+        top.returns = top.armReturns = true;
+        break;
+      case BRANCH_TABLE: {
+        const s = immStart[i]!;
+        const k = imm[s]!;
+        for (let j = 0; j <= k; j++) branchTo(stack, depth, imm[s + 1 + j]!);
+        break;
+      }
+      default:
+        branchTo(stack, depth, imm[immStart[i]! + LABEL_WORD[op]!]!);
     }
-    if (op === RETURN || RETURN_CALLS.has(op)) top.returns = top.armReturns = true;
-    if (op === BR_TABLE) {
-      const s = immStart[i]!;
-      const k = imm[s]!;
-      for (let j = 0; j <= k; j++) branchTo(imm[s + 1 + j]!);
-    } else if (LABEL_WORD[op]! >= 0) branchTo(imm[immStart[i]! + LABEL_WORD[op]!]!);
   }
   return out;
+}
+
+function newFrame(): Frame {
+  return {
+    start: 0, op: 0, elseAt: -1, min: 0, armMin: 0, returns: false, armReturns: false, hot: false, armHot: false,
+    targeted: false, thenTargeted: false, thenMin: 0, thenReturns: false, thenHot: false, loops: 0,
+  };
+}
+
+/** Records a branch `label` levels out from the innermost of the `depth` open constructs. */
+function branchTo(stack: Frame[], depth: number, label: number): void {
+  const t = depth - 1 - label;
+  const target = t < 0 ? -1 : stack[t]!.start;
+  if (t >= 0) {
+    const f = stack[t]!;
+    if (f.op === LOOP) {
+      // a branch to a loop goes back to its start: the end stays unreached
+    } else if (f.op === IF && f.elseAt < 0) f.thenTargeted = true;
+    else f.targeted = true;
+  }
+  const top = stack[depth - 1]!;
+  if (target < top.min) top.min = target;
+  if (target < top.armMin) top.armMin = target;
+}
+
+/** True if instruction `i`, inside the construct opened at `start`, never falls through. */
+function exitsAt(ops: Uint16Array, start: number, i: number): boolean {
+  return i > start && EXITS[ops[i]!] === 1;
+}
+
+function pushRegion(out: Region[], minCount: number, kind: RegionKind, start: number, end: number, blockType: number,
+  tail: boolean, returns: boolean, inLoop: boolean): void {
+  if (end - start < minCount) return;
+  if (returns && !tail) return;
+  out.push({ kind, start, end, blockType, tail, returns, inLoop, bytes: -1 });
 }
 
 function closeFrame(body: Body, f: Frame, endAt: number, minCount: number, out: Region[]): void {
   const { ops, imm, immStart } = body;
   const blockType = imm[immStart[f.start]!]!;
   const inLoop = f.loops > 0;
-  const exitsAt = (i: number) => i > f.start && EXITS.has(ops[i]!);
-  const push = (kind: RegionKind, start: number, end: number, tail: boolean, returns: boolean) => {
-    if (end - start < minCount) return;
-    if (returns && !tail) return;
-    out.push({ kind, start, end, blockType, tail, returns, inLoop });
-  };
   // the whole construct
   if (f.min >= f.start && !f.hot) {
     let tail: boolean;
-    if (f.op === IF) tail = f.elseAt > 0 && !f.targeted && !f.thenTargeted && exitsAt(f.elseAt - 1) && exitsAt(endAt - 1);
-    else tail = !f.targeted && exitsAt(endAt - 1);
-    push("construct", f.start, endAt + 1, tail, f.returns);
+    if (f.op === IF) {
+      tail = f.elseAt > 0 && !f.targeted && !f.thenTargeted && exitsAt(ops, f.start, f.elseAt - 1) && exitsAt(ops, f.start, endAt - 1);
+    } else tail = !f.targeted && exitsAt(ops, f.start, endAt - 1);
+    pushRegion(out, minCount, "construct", f.start, endAt + 1, blockType, tail, f.returns, inLoop);
   }
   if (f.op !== IF) return;
   // the arms: a branch to the if's own label stays inside the arm's copy
@@ -176,9 +217,9 @@ function closeFrame(body: Body, f: Frame, endAt: number, minCount: number, out: 
   const thenReturns = f.elseAt >= 0 ? f.thenReturns : f.armReturns;
   const thenHot = f.elseAt >= 0 ? f.thenHot : f.armHot;
   if (thenMin >= f.start && !thenHot) {
-    push("arm", f.start + 1, thenEnd, !f.thenTargeted && exitsAt(thenEnd - 1), thenReturns);
+    pushRegion(out, minCount, "arm", f.start + 1, thenEnd, blockType, !f.thenTargeted && exitsAt(ops, f.start, thenEnd - 1), thenReturns, inLoop);
   }
   if (f.elseAt >= 0 && f.armMin >= f.start && !f.armHot) {
-    push("arm", f.elseAt + 1, endAt, !f.targeted && exitsAt(endAt - 1), f.armReturns);
+    pushRegion(out, minCount, "arm", f.elseAt + 1, endAt, blockType, !f.targeted && exitsAt(ops, f.start, endAt - 1), f.armReturns, inLoop);
   }
 }
