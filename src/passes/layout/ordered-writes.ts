@@ -1,0 +1,180 @@
+// The module written with its defined functions in a candidate order. Every
+// candidate starts from the same written base: read it, redirect the
+// functions, write it. Reading a copy is cheap (bodies stay undecoded), but
+// redirecting decodes every body, which cost most of the layout pass; so the
+// copy borrows the bodies the pass already decoded from the module the base
+// was written from. Under the raw target only the length counts, and it
+// follows from where function indices are written: no body is encoded.
+
+import { ByteWriter, u32Size } from "../../binary/bytes.js";
+import { decodeFunctionBody, readModule } from "../../binary/reader.js";
+import { writeFuncBody, writeModule } from "../../binary/writer.js";
+import type { Body } from "../../ir/body.js";
+import { FUNC_WORDS } from "../../ir/imm-layout.js";
+import type { Module } from "../../ir/module.js";
+import { redirectFunctions } from "../../ir/renumber.js";
+
+/** A body without instructions: redirectFunctions leaves it (and the function's raw bytes) alone. */
+const NO_CODE: Body = { count: 0, ops: new Uint16Array(0), immStart: new Uint32Array(1), imm: new Int32Array(0), offsets: null };
+
+/** What the code section of an ordered copy weighs, per function that references functions. */
+interface CodeSizes {
+  /** Positions (0-based) of the defined functions whose bodies hold function indices. */
+  funcs: Int32Array;
+  /** Their function indices, concatenated; funcs[k]'s end at refEnd[k]. */
+  refs: Int32Array;
+  refEnd: Uint32Array;
+  /** Body length in the base, and re-encoded with its indices unchanged (they differ if the base's encoding is not minimal). */
+  baseLen: Int32Array;
+  encodedLen: Int32Array;
+  /** Code section payload length in the base. */
+  payload: number;
+  /** Does the base have a parsed name section (which every order rewrites)? */
+  names: boolean;
+}
+
+export class OrderedWrites {
+  private readonly bodies: Body[];
+  /** Per defined function: does its body hold a function index (and so may change)? */
+  private readonly hasRefs: Uint8Array;
+  private code: CodeSizes | null = null;
+  private widths: boolean | null = null;
+
+  /** `base` must be writeModule(m), with m unchanged since. */
+  constructor(
+    private readonly m: Module,
+    readonly base: Uint8Array,
+  ) {
+    this.bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+    this.hasRefs = Uint8Array.from(this.bodies, (b) => (funcRefs(b, null) > 0 ? 1 : 0));
+  }
+
+  /** The base with the defined functions in `order` (old indices): what readModule(base), redirectFunctions and writeModule give. */
+  bytes(order: readonly number[]): Uint8Array {
+    const copy = readModule(this.base);
+    copy.functions.forEach((f, i) => {
+      const b = this.bodies[i]!;
+      // only function indices change, in place: the rest is shared
+      f.body = this.hasRefs[i] ? { ...b, imm: b.imm.slice() } : b;
+    });
+    redirect(copy, order);
+    return writeModule(copy);
+  }
+
+  /** bytes(order).length, encoding no function body. */
+  rawLength(order: readonly number[]): number {
+    const code = (this.code ??= this.codeSizes());
+    const copy = readModule(this.base);
+    for (const f of copy.functions) f.body = NO_CODE;
+    redirect(copy, order);
+    // everything but the changed bodies, written for real
+    const rest = writeModule(copy).length;
+    const nImp = this.m.numImportedFuncs;
+    const newIndex = new Int32Array(nImp + order.length);
+    for (let i = 0; i < nImp; i++) newIndex[i] = i;
+    order.forEach((old, k) => (newIndex[old] = nImp + k));
+    const { funcs, refs, refEnd, baseLen, encodedLen, payload } = code;
+    let grown = 0;
+    let from = 0;
+    for (let k = 0; k < funcs.length; k++) {
+      const to = refEnd[k]!;
+      let delta = 0;
+      let changed = false;
+      for (let r = from; r < to; r++) {
+        const old = refs[r]!;
+        const now = newIndex[old]!;
+        if (now !== old) {
+          changed = true;
+          delta += u32Size(now) - u32Size(old);
+        }
+      }
+      from = to;
+      // a body whose indices all stay is copied as it was
+      if (!changed) continue;
+      const len = encodedLen[k]! + delta;
+      grown += len + u32Size(len) - baseLen[k]! - u32Size(baseLen[k]!);
+    }
+    return rest + grown + u32Size(payload + grown) - u32Size(payload);
+  }
+
+  /**
+   * True if an order's raw length follows from the index width it gives each
+   * function alone, so that orders giving every function the same widths
+   * tie. That holds when every part an order re-encodes (the bodies holding
+   * function indices, the name section) is as short in the base as the
+   * writer makes it; a base read from a file that pads its LEB128s is not.
+   */
+  widthsDecide(): boolean {
+    if (this.widths !== null) return this.widths;
+    const code = (this.code ??= this.codeSizes());
+    this.widths = code.encodedLen.every((v, k) => v === code.baseLen[k]) && (!code.names || this.namesKeepLength());
+    return this.widths;
+  }
+
+  /** Two functions of one index width trade places: does the rewritten name section keep its length? */
+  private namesKeepLength(): boolean {
+    const nImp = this.m.numImportedFuncs;
+    const order = this.m.functions.map((_, k) => nImp + k);
+    const k = order.findIndex((v, k) => k + 1 < order.length && u32Size(v) === u32Size(v + 1));
+    if (k < 0) return false;
+    [order[k], order[k + 1]] = [order[k + 1]!, order[k]!];
+    return this.rawLength(order) === this.base.length;
+  }
+
+  private codeSizes(): CodeSizes {
+    const baseCopy = readModule(this.base);
+    const baseFuncs = baseCopy.functions;
+    const funcs: number[] = [];
+    const refs: number[] = [];
+    const refEnd: number[] = [];
+    const baseLen: number[] = [];
+    const encodedLen: number[] = [];
+    const w = new ByteWriter(1024);
+    let payload = u32Size(baseFuncs.length);
+    baseFuncs.forEach((f, i) => {
+      const len = f.raw!.length;
+      payload += u32Size(len) + len;
+      if (!this.hasRefs[i]) return;
+      funcs.push(i);
+      funcRefs(this.bodies[i]!, refs);
+      refEnd.push(refs.length);
+      baseLen.push(len);
+      const mf = this.m.functions[i]!;
+      // a body the writer encoded is as short as it gets already
+      if (mf.dirty || !mf.raw) {
+        encodedLen.push(len);
+        return;
+      }
+      w.len = 0;
+      writeFuncBody(w, { ...mf, body: this.bodies[i]! });
+      encodedLen.push(w.len);
+    });
+    return {
+      funcs: Int32Array.from(funcs),
+      refs: Int32Array.from(refs),
+      refEnd: Uint32Array.from(refEnd),
+      baseLen: Int32Array.from(baseLen),
+      encodedLen: Int32Array.from(encodedLen),
+      payload,
+      names: baseCopy.names !== null,
+    };
+  }
+}
+
+/** Number of function indices in `body`; pushes them onto `into` if given. */
+function funcRefs(body: Body, into: number[] | null): number {
+  const { ops, immStart, imm } = body;
+  let n = 0;
+  for (let i = 0; i < body.count; i++) {
+    const at = FUNC_WORDS[ops[i]!];
+    if (!at) continue;
+    n += at.length;
+    if (into) for (const off of at) into.push(imm[immStart[i]! + off]!);
+  }
+  return n;
+}
+
+function redirect(copy: Module, order: readonly number[]): void {
+  const keep = Int32Array.from({ length: copy.numImportedFuncs + copy.functions.length }, (_, i) => i);
+  redirectFunctions(copy, keep, order);
+}
