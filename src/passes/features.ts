@@ -18,7 +18,8 @@ export type IntroducibleFeature = "tail-call" | "multi-value";
 /** User choices: true allows, false forbids, absent takes the default above. */
 export type FeatureChoices = Partial<Record<IntroducibleFeature, boolean>>;
 
-const tailCallOps = new Set(OPS.filter((d) => d.feature === "tail-call").map((d) => d.id!));
+/** By op id (the scan looks up every instruction of a module without tail calls). */
+const tailCallOps = Uint8Array.from(OPS, (d) => (d.feature === "tail-call" ? 1 : 0));
 
 // Answers per module object: the scan decodes every body, and four passes ask.
 // Passes only add tail calls where they may, so an answer stays right for the
@@ -33,7 +34,7 @@ function usesTailCalls(m: Module): boolean {
     scan: for (const f of m.functions) {
       const b = f.body ?? decodeFunctionBody(m, f);
       for (let i = 0; i < b.count; i++) {
-        if (tailCallOps.has(b.ops[i]!)) {
+        if (tailCallOps[b.ops[i]!]) {
           used = true;
           break scan;
         }
