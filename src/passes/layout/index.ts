@@ -44,12 +44,15 @@ export interface LayoutChoice {
   tried: number;
 }
 
-/** Picks the best order under `judge`; does not change m (candidates are written from a copy). */
-export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: number) => void): LayoutChoice {
+/**
+ * Picks the best order under `judge`; does not change m (candidates are
+ * written from a copy). `written`: writeModule(m), if the caller has it.
+ */
+export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: number) => void, written?: Uint8Array): LayoutChoice {
   const nImp = m.numImportedFuncs;
   const n = m.functions.length;
   if (n < 2) return { name: "original", order: null, tried: 0 };
-  const base = writeModule(m);
+  const base = written ?? writeModule(m);
   const writes = new OrderedWrites(m, base);
   const counts = referenceCounts(m);
   let sig: Uint32Array | null = null;
@@ -119,7 +122,7 @@ export const layoutPass: Pass = {
   description: "order functions (and so their indices) for short call indices and compression; the size judge picks among candidate orders",
   run(m: Module, ctx: PassContext): PassResult {
     const judge = ctx.options?.judge ?? new SizeJudge("raw");
-    const choice = chooseLayout(m, judge, (f) => ctx.progress(f));
+    const choice = chooseLayout(m, judge, (f) => ctx.progress(f), ctx.written);
     ctx.note(`order: ${choice.name} (${choice.tried} candidate${choice.tried === 1 ? "" : "s"} judged under target ${judge.target})`);
     if (!choice.order) return { changed: false, stats: { candidates: choice.tried, functionsMoved: 0 } };
     const nImp = m.numImportedFuncs;
