@@ -54,7 +54,7 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
   if (n < 2) return { name: "original", order: null, tried: 0 };
   const base = written ?? writeModule(m);
   const writes = new OrderedWrites(m, base);
-  const counts = referenceCounts(m);
+  const counts = referenceCounts(m, writes.refs);
   let sig: Uint32Array | null = null;
   const lazySig = (): Uint32Array => (sig ??= signatures(m));
   const names = judge.compressed && base.length > LARGE ? FEW : ALL;

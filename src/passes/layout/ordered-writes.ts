@@ -3,8 +3,9 @@
 // functions, write it. Reading a copy is cheap (bodies stay undecoded), but
 // redirecting decodes every body, which cost most of the layout pass; so the
 // copy borrows the bodies the pass already decoded from the module the base
-// was written from. Under the raw target only the length counts, and it
-// follows from where function indices are written: no body is encoded.
+// was written from. Under the raw target only the length counts: the module
+// is written without its bodies, and the code section's length follows from
+// where function indices sit in them, so no body is encoded or copied.
 
 import { ByteWriter, u32Size } from "../../binary/bytes.js";
 import { decodeFunctionBody, readModule } from "../../binary/reader.js";
@@ -16,6 +17,7 @@ import { redirectFunctions } from "../../ir/renumber.js";
 
 /** A body without instructions: redirectFunctions leaves it (and the function's raw bytes) alone. */
 const NO_CODE: Body = { count: 0, ops: new Uint16Array(0), immStart: new Uint32Array(1), imm: new Int32Array(0), offsets: null };
+const NO_BYTES = new Uint8Array(0);
 
 /** What the code section of an ordered copy weighs, per function that references functions. */
 interface CodeSizes {
@@ -37,12 +39,17 @@ interface CodeSizes {
 interface Shell {
   m: Module;
   at: Int32Array;
+  /** Base body lengths, in base order. */
+  rawLen: Int32Array;
+  /** What the shell's code section payload of empty bodies takes, with its size. */
+  codeBytes: number;
 }
 
 export class OrderedWrites {
   private readonly bodies: Body[];
-  /** Per defined function: does its body hold a function index (and so may change)? */
-  private readonly hasRefs: Uint8Array;
+  /** The function indices in each body, concatenated: defined function i's end at refEnd[i]. */
+  readonly refs: Int32Array;
+  private readonly refEnd: Uint32Array;
   private code: CodeSizes | null = null;
   private widths: boolean | null = null;
   private shellCopy: Shell | null = null;
@@ -53,7 +60,9 @@ export class OrderedWrites {
     readonly base: Uint8Array,
   ) {
     this.bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
-    this.hasRefs = Uint8Array.from(this.bodies, (b) => (funcRefs(b, null) > 0 ? 1 : 0));
+    const refs: number[] = [];
+    this.refEnd = Uint32Array.from(this.bodies, (b) => funcRefs(b, refs));
+    this.refs = Int32Array.from(refs);
   }
 
   /** The base with the defined functions in `order` (old indices): what readModule(base), redirectFunctions and writeModule give. */
@@ -62,7 +71,7 @@ export class OrderedWrites {
     copy.functions.forEach((f, i) => {
       const b = this.bodies[i]!;
       // only function indices change, in place: the rest is shared
-      f.body = this.hasRefs[i] ? { ...b, imm: b.imm.slice() } : b;
+      f.body = this.hasRefs(i) ? { ...b, imm: b.imm.slice() } : b;
     });
     redirect(copy, order);
     return writeModule(copy);
@@ -70,6 +79,7 @@ export class OrderedWrites {
 
   /** bytes(order).length, encoding no function body. */
   rawLength(order: readonly number[]): number {
+    if (order.length === 0) return this.base.length;
     const code = (this.code ??= this.codeSizes());
     const shell = this.shell();
     const nImp = this.m.numImportedFuncs;
@@ -81,8 +91,8 @@ export class OrderedWrites {
       order.map((old) => shell.at[old]!),
     );
     shell.at = newIndex;
-    // everything but the changed bodies, written for real
-    const rest = writeModule(shell.m).length;
+    // everything but the code section's payload, written for real
+    const rest = writeModule(shell.m).length - shell.codeBytes;
     const { funcs, refs, refEnd, baseLen, encodedLen, payload } = code;
     let grown = 0;
     let from = 0;
@@ -104,7 +114,7 @@ export class OrderedWrites {
       const len = encodedLen[k]! + delta;
       grown += len + u32Size(len) - baseLen[k]! - u32Size(baseLen[k]!);
     }
-    return rest + grown + u32Size(payload + grown) - u32Size(payload);
+    return rest + u32Size(payload + grown) + payload + grown;
   }
 
   /**
@@ -140,29 +150,38 @@ export class OrderedWrites {
   private shell(): Shell {
     if (!this.shellCopy) {
       const m = readModule(this.base);
-      for (const f of m.functions) f.body = NO_CODE;
-      this.shellCopy = { m, at: Int32Array.from({ length: m.numImportedFuncs + m.functions.length }, (_, i) => i) };
+      const rawLen = Int32Array.from(m.functions, (f) => f.raw!.length);
+      // no body is written: copying them cost more than the rest of the write
+      for (const f of m.functions) {
+        f.body = NO_CODE;
+        f.raw = NO_BYTES;
+      }
+      const n = m.functions.length;
+      const empty = u32Size(n) + n;
+      this.shellCopy = { m, at: identity(m.numImportedFuncs + n), rawLen, codeBytes: u32Size(empty) + empty };
     }
     return this.shellCopy;
   }
 
+  /** Does defined function i's body hold a function index (and so may change)? */
+  private hasRefs(i: number): boolean {
+    return this.refEnd[i]! > (this.refEnd[i - 1] ?? 0);
+  }
+
   private codeSizes(): CodeSizes {
     const shell = this.shell();
-    const nImp = this.m.numImportedFuncs;
-    const baseFuncs = this.m.functions.map((_, i) => shell.m.functions[shell.at[nImp + i]! - nImp]!);
     const funcs: number[] = [];
     const refs: number[] = [];
     const refEnd: number[] = [];
     const baseLen: number[] = [];
     const encodedLen: number[] = [];
     const w = new ByteWriter(1024);
-    let payload = u32Size(baseFuncs.length);
-    baseFuncs.forEach((f, i) => {
-      const len = f.raw!.length;
+    let payload = u32Size(shell.rawLen.length);
+    shell.rawLen.forEach((len, i) => {
       payload += u32Size(len) + len;
-      if (!this.hasRefs[i]) return;
+      if (!this.hasRefs(i)) return;
       funcs.push(i);
-      funcRefs(this.bodies[i]!, refs);
+      for (let r = this.refEnd[i - 1] ?? 0; r < this.refEnd[i]!; r++) refs.push(this.refs[r]!);
       refEnd.push(refs.length);
       baseLen.push(len);
       const mf = this.m.functions[i]!;
@@ -187,20 +206,22 @@ export class OrderedWrites {
   }
 }
 
-/** Number of function indices in `body`; pushes them onto `into` if given. */
-function funcRefs(body: Body, into: number[] | null): number {
+/** Pushes the function indices in `body` onto `into`; returns its new length. */
+function funcRefs(body: Body, into: number[]): number {
   const { ops, immStart, imm } = body;
-  let n = 0;
   for (let i = 0; i < body.count; i++) {
     const at = FUNC_WORDS[ops[i]!];
-    if (!at) continue;
-    n += at.length;
-    if (into) for (const off of at) into.push(imm[immStart[i]! + off]!);
+    if (at) for (const off of at) into.push(imm[immStart[i]! + off]!);
   }
-  return n;
+  return into.length;
 }
 
 function redirect(copy: Module, order: readonly number[]): void {
-  const keep = Int32Array.from({ length: copy.numImportedFuncs + copy.functions.length }, (_, i) => i);
-  redirectFunctions(copy, keep, order);
+  redirectFunctions(copy, identity(copy.numImportedFuncs + copy.functions.length), order);
+}
+
+function identity(n: number): Int32Array {
+  const a = new Int32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  return a;
 }
