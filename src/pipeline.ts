@@ -342,6 +342,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
       note: (message) => void notes.push(message),
       options: { judge: passJudge, ...sharedOptions },
       record: (entry) => void entries.push(entry),
+      written: current,
     };
     const before = current.length;
     t = now();

@@ -5,7 +5,7 @@
 // are kept as they are: everything the host can see stays.
 
 import { decodeFunctionBody } from "../binary/reader.js";
-import { idOf } from "../binary/opcodes/index.js";
+import { idOf, OPS } from "../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
 import { constExprs, type Module } from "../ir/module.js";
@@ -14,12 +14,16 @@ import { mapModuleTypeRefs, mapSubTypeRefs, redirectTypes } from "../ir/renumber
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import { removeParams } from "./params.js";
 
-const ENDERS = new Set(["end", "else", "catch", "catch_all", "delegate"].map(idOf));
-const OPENERS = new Set(["block", "loop", "if", "try", "try_table"].map(idOf));
+/** A table by op id (every instruction of every body is looked up). */
+const opTable = (names: readonly string[]): Uint8Array => {
+  const t = new Uint8Array(OPS.length);
+  for (const n of names) t[idOf(n)] = 1;
+  return t;
+};
+const ENDERS = opTable(["end", "else", "catch", "catch_all", "delegate"]);
+const OPENERS = opTable(["block", "loop", "if", "try", "try_table"]);
 /** Instructions after which the rest of the block is unreachable. */
-const UNCONDITIONAL = new Set(
-  ["unreachable", "br", "br_table", "return", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"].map(idOf),
-);
+const UNCONDITIONAL = opTable(["unreachable", "br", "br_table", "return", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"]);
 
 
 function forEachWord(body: Body, table: readonly (readonly number[] | null)[], fn: (at: number) => void): void {
@@ -148,7 +152,7 @@ export function removeDeadTypes(m: Module): number {
 export function removeUnreachableCode(body: Body): { body: Body; removed: number } {
   let hit = false;
   for (let i = 0; i < body.count; i++) {
-    if (UNCONDITIONAL.has(body.ops[i]!) && i + 1 < body.count && !ENDERS.has(body.ops[i + 1]!)) {
+    if (UNCONDITIONAL[body.ops[i]!] && i + 1 < body.count && !ENDERS[body.ops[i + 1]!]) {
       hit = true;
       break;
     }
@@ -160,14 +164,14 @@ export function removeUnreachableCode(body: Body): { body: Body; removed: number
     const op = body.ops[i]!;
     b.begin(op, body.offsets ? body.offsets[i]! : 0);
     for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
-    if (!UNCONDITIONAL.has(op)) continue;
+    if (!UNCONDITIONAL[op]) continue;
     // skip to the end/else/catch of the current block, over nested blocks
     let depth = 0;
     let j = i + 1;
     for (; j < body.count; j++) {
       const o = body.ops[j]!;
-      if (depth === 0 && ENDERS.has(o)) break;
-      if (OPENERS.has(o)) depth++;
+      if (depth === 0 && ENDERS[o]) break;
+      if (OPENERS[o]) depth++;
       else if (o === END_ID) depth--;
       else if (o === DELEGATE_ID) depth--;
     }

@@ -8,7 +8,7 @@
 import { ByteWriter } from "../binary/bytes.js";
 import { encodeInstructions } from "../binary/code-writer.js";
 import { decodeFunctionBody } from "../binary/reader.js";
-import { idOf } from "../binary/opcodes/index.js";
+import { idOf, OPS } from "../binary/opcodes/index.js";
 import { referencedFunctions } from "../analysis/func-identity.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { ensureFuncType, findFuncType, funcTypeCost } from "../ir/func-types.js";
@@ -24,7 +24,8 @@ const LOCAL_TEE = idOf("local.tee");
 const LOCAL_SET = idOf("local.set");
 const CONSTS = new Set(["i32.const", "i64.const", "f32.const", "f64.const", "v128.const"].map(idOf));
 /** Instructions that push one value, pop nothing and have no effect: removable when their value is unused. */
-const PUSH_ONLY = new Set([...CONSTS, LOCAL_GET, idOf("global.get"), idOf("ref.null"), idOf("ref.func")]);
+const PUSH_ONLY = new Uint8Array(OPS.length);
+for (const op of [...CONSTS, LOCAL_GET, idOf("global.get"), idOf("ref.null"), idOf("ref.func")]) PUSH_ONLY[op] = 1;
 
 interface Site {
   caller: number; // defined-function position
@@ -37,17 +38,25 @@ function instrBytes(body: Body, i: number): Uint8Array {
   return w.finish();
 }
 
-/** Index of the instruction that pushes argument `arg` (of `n`) for the call at `at`, or -1 if not a simple push. */
-function producer(body: Body, at: number, arg: number, n: number): number {
-  const back = n - arg; // 1 = the last argument
-  const i = at - back;
-  if (i < 0) return -1;
-  for (let k = i; k < at; k++) if (!PUSH_ONLY.has(body.ops[k]!)) return -1;
-  return i;
+/**
+ * How many of the last arguments of the call at `at` (up to `limit`) are
+ * simple pushes: argument n - k is then pushed by instruction at - k.
+ */
+function simplePushes(body: Body, at: number, limit: number): number {
+  let k = 0;
+  while (k < limit && k < at && PUSH_ONLY[body.ops[at - 1 - k]!]) k++;
+  return k;
 }
 
-function immWords(body: Body, i: number): string {
-  return `${body.ops[i]}:${Array.from(body.imm.subarray(body.immStart[i]!, body.immStart[i + 1]!)).join(",")}`;
+/** Same op and immediates: instruction `i` of `a` and `j` of `b`. */
+function sameInstr(a: Body, i: number, b: Body, j: number): boolean {
+  if (a.ops[i] !== b.ops[j]) return false;
+  const from = a.immStart[i]!;
+  const len = a.immStart[i + 1]! - from;
+  const bFrom = b.immStart[j]!;
+  if (b.immStart[j + 1]! - bFrom !== len) return false;
+  for (let k = 0; k < len; k++) if (a.imm[from + k] !== b.imm[bFrom + k]) return false;
+  return true;
 }
 
 /** Copies `body` without the instructions in `drop`, with local indices mapped and `prefix` instructions first. */
@@ -78,30 +87,43 @@ export function removeParams(m: Module): ParamStats {
   const nImp = m.numImportedFuncs;
   for (let round = 0; round < 16; round++) {
     const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
-    const fixed = referencedFunctions(m);
-    for (const e of m.exports) if (e.kind === "func") fixed.add(e.index);
-    if (m.start !== null) fixed.add(m.start);
-    const sites = new Map<number, Site[]>();
+    const fixed = new Uint8Array(nImp + bodies.length);
+    for (const f of referencedFunctions(m)) fixed[f] = 1;
+    for (const e of m.exports) if (e.kind === "func") fixed[e.index] = 1;
+    if (m.start !== null) fixed[m.start] = 1;
+    // call sites by callee; callees in the order their first site is met
+    const listOf = new Int32Array(fixed.length).fill(-1);
+    const sites: Site[][] = [];
+    const callees: number[] = [];
     bodies.forEach((b, g) => {
+      const { ops, immStart, imm } = b;
       for (let i = 0; i < b.count; i++) {
-        const op = b.ops[i]!;
+        const op = ops[i]!;
         if (op !== CALL && op !== RETURN_CALL) continue;
-        const f = b.imm[b.immStart[i]!]!;
-        if (f < nImp || fixed.has(f)) continue;
-        let list = sites.get(f);
-        if (!list) sites.set(f, (list = []));
-        list.push({ caller: g, at: i });
+        const f = imm[immStart[i]!]!;
+        if (f < nImp || fixed[f]) continue;
+        if (listOf[f]! < 0) {
+          listOf[f] = sites.length;
+          sites.push([]);
+          callees.push(f);
+        }
+        sites[listOf[f]!]!.push({ caller: g, at: i });
       }
     });
     let changed = false;
-    const touched = new Set<number>(); // callers/callees already rewritten this round
-    for (const [f, list] of sites) {
+    const touched = new Uint8Array(bodies.length); // callers/callees already rewritten this round
+    for (const [k, f] of callees.entries()) {
+      const list = sites[k]!;
       const fi = f - nImp;
       const fn = m.functions[fi]!;
       const type = m.types[fn.typeIndex]!.composite;
       if (type.kind !== "func" || type.params.length === 0) continue;
-      if (touched.has(fi) || list.some((s) => touched.has(s.caller))) continue;
+      if (touched[fi] || list.some((s) => touched[s.caller])) continue;
       const n = type.params.length;
+      // the last `simple` arguments are simple pushes at every site
+      let simple = n;
+      for (const s of list) if ((simple = simplePushes(bodies[s.caller]!, s.at, simple)) === 0) break;
+      if (simple === 0) continue;
       const body = bodies[fi]!;
       const read = new Uint8Array(n);
       for (let i = 0; i < body.count; i++) {
@@ -112,18 +134,17 @@ export function removeParams(m: Module): ParamStats {
         }
       }
       // the highest-numbered parameter that is dead or constant everywhere
-      for (let p = n - 1; p >= 0; p--) {
-        const prods = list.map((s) => producer(bodies[s.caller]!, s.at, p, n));
-        if (prods.some((x) => x < 0)) continue;
+      for (let p = n - 1; p >= n - simple; p--) {
+        const prods = list.map((s) => s.at - (n - p));
         const dead = !read[p];
-        const first = immWords(bodies[list[0]!.caller]!, prods[0]!);
-        const constant = !dead && CONSTS.has(bodies[list[0]!.caller]!.ops[prods[0]!]!) && list.every((s, k) => immWords(bodies[s.caller]!, prods[k]!) === first);
+        const first = bodies[list[0]!.caller]!;
+        const constant = !dead && CONSTS.has(first.ops[prods[0]!]!) && list.every((s, k) => sameInstr(bodies[s.caller]!, prods[k]!, first, prods[0]!));
         if (!dead && !constant) continue;
         if (tryRemove(m, fi, p, list, prods, bodies, constant)) {
           if (constant) stats.constantsPropagated++;
           else stats.deadParamsRemoved++;
-          touched.add(fi);
-          for (const s of list) touched.add(s.caller);
+          touched[fi] = 1;
+          for (const s of list) touched[s.caller] = 1;
           changed = true;
         }
         break;

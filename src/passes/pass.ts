@@ -43,6 +43,12 @@ export interface PassContext {
   options?: PassOptions;
   /** Records what became of a folded or merged function, or where code extracted from a function went (for `--map`). */
   record?(entry: MergeMapEntry): void;
+  /**
+   * The module as the pipeline last wrote it: writeModule(module) gives these
+   * bytes until the pass changes the module, so a pass that needs them need
+   * not write them again.
+   */
+  written?: Uint8Array;
 }
 
 export interface PassResult {

@@ -4,16 +4,17 @@
 // and similar bodies can sit next to each other so compressors find their
 // repeats nearby. The effect on gzip and brotli is hard to predict (moving
 // functions also breaks up what the original order had in common), so the
-// pass writes a few candidate orders and lets the size judge pick; the
-// original order stays unless a candidate is better under the target.
+// pass writes a few candidate orders and lets the size judge pick (under
+// raw it only computes their lengths); the original order stays unless a
+// candidate is better under the target.
 
 import { writeModule } from "../../binary/writer.js";
-import { readModule } from "../../binary/reader.js";
 import type { Module } from "../../ir/module.js";
 import { redirectFunctions } from "../../ir/renumber.js";
 import { SizeJudge } from "../../size-target.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
-import { candidateOrder, type OrderName } from "./orders.js";
+import { candidateOrder, SAME_WIDTHS, type OrderName } from "./orders.js";
+import { OrderedWrites } from "./ordered-writes.js";
 import { signatures } from "./similarity.js";
 import { referenceCounts } from "./use-counts.js";
 
@@ -22,14 +23,6 @@ const LARGE = 4 << 20;
 /** Candidates in the order they are tried; on a tie the earlier (less disruptive) one stays. */
 const ALL: readonly OrderName[] = ["swap", "tiered", "hybrid", "by-count", "similar"];
 const FEW: readonly OrderName[] = ["swap", "tiered", "hybrid"];
-
-/** The module written with its defined functions in `order` (m itself is left as it is). */
-function writeWithOrder(base: Uint8Array, order: readonly number[]): Uint8Array {
-  const copy = readModule(base);
-  const keep = Int32Array.from({ length: copy.numImportedFuncs + copy.functions.length }, (_, i) => i);
-  redirectFunctions(copy, keep, order);
-  return writeModule(copy);
-}
 
 /**
  * No counted size of `b` is larger than `a`'s and one is smaller. Under
@@ -47,17 +40,21 @@ export interface LayoutChoice {
   /** The chosen candidate, or "original". */
   name: OrderName | "original";
   order: number[] | null;
-  /** Candidates written and judged. */
+  /** Candidates judged (written, or under raw their lengths computed). */
   tried: number;
 }
 
-/** Picks the best order under `judge`; does not change m (candidates are written from a copy). */
-export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: number) => void): LayoutChoice {
+/**
+ * Picks the best order under `judge`; does not change m (candidates are
+ * written from a copy). `written`: writeModule(m), if the caller has it.
+ */
+export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: number) => void, written?: Uint8Array): LayoutChoice {
   const nImp = m.numImportedFuncs;
   const n = m.functions.length;
   if (n < 2) return { name: "original", order: null, tried: 0 };
-  const base = writeModule(m);
-  const counts = referenceCounts(m);
+  const base = written ?? writeModule(m);
+  const writes = new OrderedWrites(m, base);
+  const counts = referenceCounts(m, writes.refs);
   let sig: Uint32Array | null = null;
   const lazySig = (): Uint32Array => (sig ??= signatures(m));
   const names = judge.compressed && base.length > LARGE ? FEW : ALL;
@@ -65,26 +62,28 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
   const candidates: { name: OrderName; order: number[]; bytes: Uint8Array | null }[] = [];
   const seen = new Set<string>();
   for (const name of names) {
+    // under raw a candidate with the widths of an earlier one (or of the
+    // original order) can have its size, and a tie keeps the earlier one
+    const twin = SAME_WIDTHS[name];
+    if (!judge.compressed && twin && (twin === "original" || names.indexOf(twin) < names.indexOf(name)) && writes.widthsDecide()) continue;
     const order = candidateOrder(name, counts, nImp, n, lazySig);
     const key = order.join(",");
     if (isIdentity(order, nImp) || seen.has(key)) continue;
     seen.add(key);
     candidates.push({ name, order, bytes: null });
   }
-  // Under a compressed target every candidate is written first, so the judge
-  // can measure them in the background; under raw one at a time (on esbuild
-  // each is 10 MB).
-  if (judge.compressed) {
-    for (const c of candidates) c.bytes = writeWithOrder(base, c.order);
-    judge.prefetch([base, ...candidates.map((c) => c.bytes!).filter((b) => b.length <= base.length)]);
-  }
+  if (!judge.compressed) return byRawLength(writes, candidates, onProgress);
+  // Every candidate is written first, so the judge can measure them in the
+  // background.
+  for (const c of candidates) c.bytes = writes.bytes(c.order);
+  judge.prefetch([base, ...candidates.map((c) => c.bytes!).filter((b) => b.length <= base.length)]);
 
   let best: LayoutChoice = { name: "original", order: null, tried: 0 };
   let bestBytes = base;
   candidates.forEach((c, k) => {
     const { name, order } = c;
     onProgress?.(k / candidates.length);
-    const bytes = c.bytes ?? writeWithOrder(base, order);
+    const bytes = c.bytes!;
     c.bytes = null;
     best.tried++;
     // The pipeline returns its input when the output has more raw bytes, so
@@ -98,12 +97,32 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
   return best;
 }
 
+/**
+ * The raw target's choice: the shortest candidate, if shorter than the base
+ * (what dominates says under raw); on a tie the earlier one. Lengths only,
+ * no candidate is written.
+ */
+function byRawLength(writes: OrderedWrites, candidates: readonly { name: OrderName; order: number[] }[], onProgress?: (f: number) => void): LayoutChoice {
+  let best: LayoutChoice = { name: "original", order: null, tried: 0 };
+  let bestLength = writes.base.length;
+  candidates.forEach(({ name, order }, k) => {
+    onProgress?.(k / candidates.length);
+    best.tried++;
+    const length = writes.rawLength(order);
+    if (length < bestLength) {
+      best = { name, order, tried: best.tried };
+      bestLength = length;
+    }
+  });
+  return best;
+}
+
 export const layoutPass: Pass = {
   name: "layout",
   description: "order functions (and so their indices) for short call indices and compression; the size judge picks among candidate orders",
   run(m: Module, ctx: PassContext): PassResult {
     const judge = ctx.options?.judge ?? new SizeJudge("raw");
-    const choice = chooseLayout(m, judge, (f) => ctx.progress(f));
+    const choice = chooseLayout(m, judge, (f) => ctx.progress(f), ctx.written);
     ctx.note(`order: ${choice.name} (${choice.tried} candidate${choice.tried === 1 ? "" : "s"} judged under target ${judge.target})`);
     if (!choice.order) return { changed: false, stats: { candidates: choice.tried, functionsMoved: 0 } };
     const nImp = m.numImportedFuncs;

@@ -71,6 +71,15 @@ function swapped(counts: Uint32Array, nImp: number, n: number): number[] {
 
 export type OrderName = "swap" | "tiered" | "hybrid" | "by-count" | "similar";
 
+/**
+ * Orders that give every function the index width it has in another order
+ * (or in the original one) and only rearrange functions of equal width, so
+ * every index, body and section keeps its length: their raw size is that
+ * order's (where the base is minimally encoded: OrderedWrites.widthsDecide),
+ * and the raw target need not build them.
+ */
+export const SAME_WIDTHS: Partial<Record<OrderName, OrderName | "original">> = { hybrid: "tiered", similar: "original" };
+
 /** The candidate order `name`, as old function indices. `sig`: similarity signatures (signatures()). */
 export function candidateOrder(name: OrderName, counts: Uint32Array, nImp: number, n: number, sig: () => Uint32Array): number[] {
   let pos: number[];

@@ -15,10 +15,15 @@ function countBody(body: Body, counts: Uint32Array): void {
   }
 }
 
-/** Occurrences of each function index (imports included) in bodies, elements, exports, start and constant expressions. */
-export function referenceCounts(m: Module): Uint32Array {
+/**
+ * Occurrences of each function index (imports included) in bodies, elements,
+ * exports, start and constant expressions. `bodyRefs`: the indices in the
+ * bodies, if the caller has them already.
+ */
+export function referenceCounts(m: Module, bodyRefs?: Int32Array): Uint32Array {
   const counts = new Uint32Array(m.numImportedFuncs + m.functions.length);
-  for (const f of m.functions) countBody(f.body ?? decodeFunctionBody(m, f), counts);
+  if (bodyRefs) for (const i of bodyRefs) counts[i]!++;
+  else for (const f of m.functions) countBody(f.body ?? decodeFunctionBody(m, f), counts);
   for (const e of m.elements) if (e.items.kind === "funcs") for (const i of e.items.funcs) counts[i]!++;
   for (const x of constExprs(m)) countBody(x.body, counts);
   for (const e of m.exports) if (e.kind === "func") counts[e.index]!++;

@@ -1,0 +1,227 @@
+// The module written with its defined functions in a candidate order. Every
+// candidate starts from the same written base: read it, redirect the
+// functions, write it. Reading a copy is cheap (bodies stay undecoded), but
+// redirecting decodes every body, which cost most of the layout pass; so the
+// copy borrows the bodies the pass already decoded from the module the base
+// was written from. Under the raw target only the length counts: the module
+// is written without its bodies, and the code section's length follows from
+// where function indices sit in them, so no body is encoded or copied.
+
+import { ByteWriter, u32Size } from "../../binary/bytes.js";
+import { decodeFunctionBody, readModule } from "../../binary/reader.js";
+import { writeFuncBody, writeModule } from "../../binary/writer.js";
+import type { Body } from "../../ir/body.js";
+import { FUNC_WORDS } from "../../ir/imm-layout.js";
+import type { Module } from "../../ir/module.js";
+import { redirectFunctions } from "../../ir/renumber.js";
+
+/** A body without instructions: redirectFunctions leaves it (and the function's raw bytes) alone. */
+const NO_CODE: Body = { count: 0, ops: new Uint16Array(0), immStart: new Uint32Array(1), imm: new Int32Array(0), offsets: null };
+const NO_BYTES = new Uint8Array(0);
+
+/** What the code section of an ordered copy weighs, per function that references functions. */
+interface CodeSizes {
+  /** Positions (0-based) of the defined functions whose bodies hold function indices. */
+  funcs: Int32Array;
+  /** Their function indices, concatenated; funcs[k]'s end at refEnd[k]. */
+  refs: Int32Array;
+  refEnd: Uint32Array;
+  /** Body length in the base, and re-encoded with its indices unchanged (they differ if the base's encoding is not minimal). */
+  baseLen: Int32Array;
+  encodedLen: Int32Array;
+  /** Code section payload length in the base. */
+  payload: number;
+  /** Does the base have a parsed name section (which every order rewrites)? */
+  names: boolean;
+}
+
+/** A copy of the base with bodies left out, in some order: base function i is now function at[i]. */
+interface Shell {
+  m: Module;
+  at: Int32Array;
+  /** Base body lengths, in base order. */
+  rawLen: Int32Array;
+  /** What the shell's code section payload of empty bodies takes, with its size. */
+  codeBytes: number;
+}
+
+export class OrderedWrites {
+  private readonly bodies: Body[];
+  /** The function indices in each body, concatenated: defined function i's end at refEnd[i]. */
+  readonly refs: Int32Array;
+  private readonly refEnd: Uint32Array;
+  private code: CodeSizes | null = null;
+  private widths: boolean | null = null;
+  private shellCopy: Shell | null = null;
+
+  /** `base` must be writeModule(m), with m unchanged since. */
+  constructor(
+    private readonly m: Module,
+    readonly base: Uint8Array,
+  ) {
+    this.bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+    const refs: number[] = [];
+    this.refEnd = Uint32Array.from(this.bodies, (b) => funcRefs(b, refs));
+    this.refs = Int32Array.from(refs);
+  }
+
+  /** The base with the defined functions in `order` (old indices): what readModule(base), redirectFunctions and writeModule give. */
+  bytes(order: readonly number[]): Uint8Array {
+    const copy = readModule(this.base);
+    copy.functions.forEach((f, i) => {
+      const b = this.bodies[i]!;
+      // only function indices change, in place: the rest is shared
+      f.body = this.hasRefs(i) ? { ...b, imm: b.imm.slice() } : b;
+    });
+    redirect(copy, order);
+    return writeModule(copy);
+  }
+
+  /** bytes(order).length, encoding no function body. */
+  rawLength(order: readonly number[]): number {
+    if (order.length === 0) return this.base.length;
+    const code = (this.code ??= this.codeSizes());
+    const shell = this.shell();
+    const nImp = this.m.numImportedFuncs;
+    const newIndex = new Int32Array(nImp + order.length);
+    for (let i = 0; i < nImp; i++) newIndex[i] = i;
+    order.forEach((old, k) => (newIndex[old] = nImp + k));
+    redirect(
+      shell.m,
+      order.map((old) => shell.at[old]!),
+    );
+    shell.at = newIndex;
+    // everything but the code section's payload, written for real
+    const rest = writeModule(shell.m).length - shell.codeBytes;
+    const { funcs, refs, refEnd, baseLen, encodedLen, payload } = code;
+    let grown = 0;
+    let from = 0;
+    for (let k = 0; k < funcs.length; k++) {
+      const to = refEnd[k]!;
+      let delta = 0;
+      let changed = false;
+      for (let r = from; r < to; r++) {
+        const old = refs[r]!;
+        const now = newIndex[old]!;
+        if (now !== old) {
+          changed = true;
+          delta += u32Size(now) - u32Size(old);
+        }
+      }
+      from = to;
+      // a body whose indices all stay is copied as it was
+      if (!changed) continue;
+      const len = encodedLen[k]! + delta;
+      grown += len + u32Size(len) - baseLen[k]! - u32Size(baseLen[k]!);
+    }
+    return rest + u32Size(payload + grown) + payload + grown;
+  }
+
+  /**
+   * True if an order's raw length follows from the index width it gives each
+   * function alone, so that orders giving every function the same widths
+   * tie. That holds when every part an order re-encodes (the bodies holding
+   * function indices, the name section) is as short in the base as the
+   * writer makes it; a base read from a file that pads its LEB128s is not.
+   */
+  widthsDecide(): boolean {
+    if (this.widths !== null) return this.widths;
+    const code = (this.code ??= this.codeSizes());
+    this.widths = code.encodedLen.every((v, k) => v === code.baseLen[k]) && (!code.names || this.namesKeepLength());
+    return this.widths;
+  }
+
+  /** Two functions of one index width trade places: does the rewritten name section keep its length? */
+  private namesKeepLength(): boolean {
+    const nImp = this.m.numImportedFuncs;
+    const order = this.m.functions.map((_, k) => nImp + k);
+    const k = order.findIndex((v, k) => k + 1 < order.length && u32Size(v) === u32Size(v + 1));
+    if (k < 0) return false;
+    [order[k], order[k + 1]] = [order[k + 1]!, order[k]!];
+    return this.rawLength(order) === this.base.length;
+  }
+
+  /**
+   * The base without code, for lengths. Read once (on esbuild a read takes
+   * 40 ms) and redirected from each order to the next: that leaves it as a
+   * fresh copy redirected to the new order would be, but for the order of
+   * entries in the name section, which no length depends on.
+   */
+  private shell(): Shell {
+    if (!this.shellCopy) {
+      const m = readModule(this.base);
+      const rawLen = Int32Array.from(m.functions, (f) => f.raw!.length);
+      // no body is written: copying them cost more than the rest of the write
+      for (const f of m.functions) {
+        f.body = NO_CODE;
+        f.raw = NO_BYTES;
+      }
+      const n = m.functions.length;
+      const empty = u32Size(n) + n;
+      this.shellCopy = { m, at: identity(m.numImportedFuncs + n), rawLen, codeBytes: u32Size(empty) + empty };
+    }
+    return this.shellCopy;
+  }
+
+  /** Does defined function i's body hold a function index (and so may change)? */
+  private hasRefs(i: number): boolean {
+    return this.refEnd[i]! > (this.refEnd[i - 1] ?? 0);
+  }
+
+  private codeSizes(): CodeSizes {
+    const shell = this.shell();
+    const funcs: number[] = [];
+    const refs: number[] = [];
+    const refEnd: number[] = [];
+    const baseLen: number[] = [];
+    const encodedLen: number[] = [];
+    const w = new ByteWriter(1024);
+    let payload = u32Size(shell.rawLen.length);
+    shell.rawLen.forEach((len, i) => {
+      payload += u32Size(len) + len;
+      if (!this.hasRefs(i)) return;
+      funcs.push(i);
+      for (let r = this.refEnd[i - 1] ?? 0; r < this.refEnd[i]!; r++) refs.push(this.refs[r]!);
+      refEnd.push(refs.length);
+      baseLen.push(len);
+      const mf = this.m.functions[i]!;
+      // a body the writer encoded is as short as it gets already
+      if (mf.dirty || !mf.raw) {
+        encodedLen.push(len);
+        return;
+      }
+      w.len = 0;
+      writeFuncBody(w, { ...mf, body: this.bodies[i]! });
+      encodedLen.push(w.len);
+    });
+    return {
+      funcs: Int32Array.from(funcs),
+      refs: Int32Array.from(refs),
+      refEnd: Uint32Array.from(refEnd),
+      baseLen: Int32Array.from(baseLen),
+      encodedLen: Int32Array.from(encodedLen),
+      payload,
+      names: shell.m.names !== null,
+    };
+  }
+}
+
+/** Pushes the function indices in `body` onto `into`; returns its new length. */
+function funcRefs(body: Body, into: number[]): number {
+  const { ops, immStart, imm } = body;
+  for (let i = 0; i < body.count; i++) {
+    const at = FUNC_WORDS[ops[i]!];
+    if (at) for (const off of at) into.push(imm[immStart[i]! + off]!);
+  }
+  return into.length;
+}
+
+function redirect(copy: Module, order: readonly number[]): void {
+  redirectFunctions(copy, identity(copy.numImportedFuncs + copy.functions.length), order);
+}
+
+function identity(n: number): Int32Array {
+  const a = new Int32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  return a;
+}
