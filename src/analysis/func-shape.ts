@@ -103,9 +103,8 @@ export function shapeEqual(fa: Func, a: Body, fb: Func, b: Body, mode: ShapeMode
   return true;
 }
 
-/** Function indices referenced by the body, in order (calls, return_calls, ref.func). */
-export function funcRefs(body: Body): number[] {
-  const out: number[] = [];
+/** Function indices referenced by the body, in order (calls, return_calls, ref.func), appended to `out`. */
+export function funcRefs(body: Body, out: number[] = []): number[] {
   for (let i = 0; i < body.count; i++) {
     const at = FUNC_WORDS[body.ops[i]!];
     if (!at) continue;

@@ -93,6 +93,13 @@ export function redirectFunctions(m: Module, target: Int32Array, order?: readonl
   }
 }
 
+/** Puts the defined functions in `order` (old indices, each once); every reference follows. */
+export function reorderFunctions(m: Module, order: readonly number[]): void {
+  const target = new Int32Array(m.numImportedFuncs + m.functions.length);
+  for (let i = 0; i < target.length; i++) target[i] = i;
+  redirectFunctions(m, target, order);
+}
+
 const LABEL_NAMES = 3;
 
 /**

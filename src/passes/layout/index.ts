@@ -10,7 +10,7 @@
 
 import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
-import { redirectFunctions } from "../../ir/renumber.js";
+import { reorderFunctions } from "../../ir/renumber.js";
 import { SizeJudge } from "../../size-target.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
 import { candidateOrder, SAME_WIDTHS, type OrderName } from "./orders.js";
@@ -127,8 +127,7 @@ export const layoutPass: Pass = {
     if (!choice.order) return { changed: false, stats: { candidates: choice.tried, functionsMoved: 0 } };
     const nImp = m.numImportedFuncs;
     const moved = choice.order.filter((v, k) => v !== nImp + k).length;
-    const keep = Int32Array.from({ length: nImp + m.functions.length }, (_, i) => i);
-    redirectFunctions(m, keep, choice.order);
+    reorderFunctions(m, choice.order);
     return { changed: true, stats: { candidates: choice.tried, functionsMoved: moved } };
   },
 };

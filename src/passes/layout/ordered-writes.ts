@@ -11,9 +11,9 @@ import { ByteWriter, u32Size } from "../../binary/bytes.js";
 import { decodeFunctionBody, readModule } from "../../binary/reader.js";
 import { writeFuncBody, writeModule } from "../../binary/writer.js";
 import type { Body } from "../../ir/body.js";
-import { FUNC_WORDS } from "../../ir/imm-layout.js";
 import type { Module } from "../../ir/module.js";
-import { redirectFunctions } from "../../ir/renumber.js";
+import { reorderFunctions } from "../../ir/renumber.js";
+import { funcRefs } from "../../analysis/func-shape.js";
 
 /** A body without instructions: redirectFunctions leaves it (and the function's raw bytes) alone. */
 const NO_CODE: Body = { count: 0, ops: new Uint16Array(0), immStart: new Uint32Array(1), imm: new Int32Array(0), offsets: null };
@@ -61,7 +61,7 @@ export class OrderedWrites {
   ) {
     this.bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
     const refs: number[] = [];
-    this.refEnd = Uint32Array.from(this.bodies, (b) => funcRefs(b, refs));
+    this.refEnd = Uint32Array.from(this.bodies, (b) => funcRefs(b, refs).length);
     this.refs = Int32Array.from(refs);
   }
 
@@ -73,7 +73,7 @@ export class OrderedWrites {
       // only function indices change, in place: the rest is shared
       f.body = this.hasRefs(i) ? { ...b, imm: b.imm.slice() } : b;
     });
-    redirect(copy, order);
+    reorderFunctions(copy, order);
     return writeModule(copy);
   }
 
@@ -86,7 +86,7 @@ export class OrderedWrites {
     const newIndex = new Int32Array(nImp + order.length);
     for (let i = 0; i < nImp; i++) newIndex[i] = i;
     order.forEach((old, k) => (newIndex[old] = nImp + k));
-    redirect(
+    reorderFunctions(
       shell.m,
       order.map((old) => shell.at[old]!),
     );
@@ -204,20 +204,6 @@ export class OrderedWrites {
       names: shell.m.names !== null,
     };
   }
-}
-
-/** Pushes the function indices in `body` onto `into`; returns its new length. */
-function funcRefs(body: Body, into: number[]): number {
-  const { ops, immStart, imm } = body;
-  for (let i = 0; i < body.count; i++) {
-    const at = FUNC_WORDS[ops[i]!];
-    if (at) for (const off of at) into.push(imm[immStart[i]! + off]!);
-  }
-  return into.length;
-}
-
-function redirect(copy: Module, order: readonly number[]): void {
-  redirectFunctions(copy, identity(copy.numImportedFuncs + copy.functions.length), order);
 }
 
 function identity(n: number): Int32Array {
