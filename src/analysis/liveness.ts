@@ -7,7 +7,7 @@
 // exception handling (try/catch/delegate/try_table/throw) are not analysed
 // (computeLiveness returns null), so callers treat them as opaque.
 
-import { idOf, OPS } from "../binary/opcodes/index.js";
+import { idOf, opSet } from "../binary/opcodes/index.js";
 import type { Body } from "../ir/body.js";
 
 const BLOCK = idOf("block");
@@ -26,8 +26,7 @@ const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
 const LOCAL_TEE = idOf("local.tee");
 /** Per op: 1 for control instructions this analysis does not model. */
-const OPAQUE = new Uint8Array(OPS.length);
-for (const name of ["try", "catch", "catch_all", "delegate", "rethrow", "throw", "throw_ref", "try_table", "br_on_null", "br_on_non_null", "br_on_cast", "br_on_cast_fail", "return_call_ref"]) OPAQUE[idOf(name)] = 1;
+const OPAQUE = opSet(["try", "catch", "catch_all", "delegate", "rethrow", "throw", "throw_ref", "try_table", "br_on_null", "br_on_non_null", "br_on_cast", "br_on_cast_fail", "return_call_ref"]);
 
 /** Control instructions: each forms a basic block of its own. */
 function isControl(op: number): boolean {

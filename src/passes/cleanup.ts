@@ -5,7 +5,7 @@
 // are kept as they are: everything the host can see stays.
 
 import { decodeFunctionBody } from "../binary/reader.js";
-import { idOf, OPS } from "../binary/opcodes/index.js";
+import { idOf, opSet } from "../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
 import { constExprs, type Module } from "../ir/module.js";
@@ -14,16 +14,11 @@ import { mapModuleTypeRefs, mapSubTypeRefs, redirectTypes } from "../ir/renumber
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import { removeParams } from "./params.js";
 
-/** A table by op id (every instruction of every body is looked up). */
-const opTable = (names: readonly string[]): Uint8Array => {
-  const t = new Uint8Array(OPS.length);
-  for (const n of names) t[idOf(n)] = 1;
-  return t;
-};
-const ENDERS = opTable(["end", "else", "catch", "catch_all", "delegate"]);
-const OPENERS = opTable(["block", "loop", "if", "try", "try_table"]);
+// tables by op id: every instruction of every body is looked up
+const ENDERS = opSet(["end", "else", "catch", "catch_all", "delegate"]);
+const OPENERS = opSet(["block", "loop", "if", "try", "try_table"]);
 /** Instructions after which the rest of the block is unreachable. */
-const UNCONDITIONAL = opTable(["unreachable", "br", "br_table", "return", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"]);
+const UNCONDITIONAL = opSet(["unreachable", "br", "br_table", "return", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"]);
 
 
 function forEachWord(body: Body, table: readonly (readonly number[] | null)[], fn: (at: number) => void): void {

@@ -8,7 +8,7 @@
 import { ByteWriter } from "../binary/bytes.js";
 import { encodeInstructions } from "../binary/code-writer.js";
 import { decodeFunctionBody } from "../binary/reader.js";
-import { idOf, OPS } from "../binary/opcodes/index.js";
+import { idOf, opSet } from "../binary/opcodes/index.js";
 import { referencedFunctions } from "../analysis/func-identity.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { ensureFuncType, findFuncType, funcTypeCost } from "../ir/func-types.js";
@@ -22,10 +22,10 @@ const RETURN_CALL = idOf("return_call");
 const LOCAL_GET = idOf("local.get");
 const LOCAL_TEE = idOf("local.tee");
 const LOCAL_SET = idOf("local.set");
-const CONSTS = new Set(["i32.const", "i64.const", "f32.const", "f64.const", "v128.const"].map(idOf));
+const CONST_OPS = ["i32.const", "i64.const", "f32.const", "f64.const", "v128.const"];
+const CONSTS = opSet(CONST_OPS);
 /** Instructions that push one value, pop nothing and have no effect: removable when their value is unused. */
-const PUSH_ONLY = new Uint8Array(OPS.length);
-for (const op of [...CONSTS, LOCAL_GET, idOf("global.get"), idOf("ref.null"), idOf("ref.func")]) PUSH_ONLY[op] = 1;
+const PUSH_ONLY = opSet([...CONST_OPS, "local.get", "global.get", "ref.null", "ref.func"]);
 
 interface Site {
   caller: number; // defined-function position
@@ -138,7 +138,7 @@ export function removeParams(m: Module): ParamStats {
         const prods = list.map((s) => s.at - (n - p));
         const dead = !read[p];
         const first = bodies[list[0]!.caller]!;
-        const constant = !dead && CONSTS.has(first.ops[prods[0]!]!) && list.every((s, k) => sameInstr(bodies[s.caller]!, prods[k]!, first, prods[0]!));
+        const constant = !dead && CONSTS[first.ops[prods[0]!]!] === 1 && list.every((s, k) => sameInstr(bodies[s.caller]!, prods[k]!, first, prods[0]!));
         if (!dead && !constant) continue;
         if (tryRemove(m, fi, p, list, prods, bodies, constant)) {
           if (constant) stats.constantsPropagated++;

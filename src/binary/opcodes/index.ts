@@ -48,3 +48,10 @@ export function idOf(name: string): number {
   if (id === undefined) throw new Error(`no opcode named ${name}`);
   return id;
 }
+
+/** A set of ops as a table by op id (1: in the set), for scans that look up every instruction. */
+export function opSet(names: readonly string[]): Uint8Array {
+  const t = new Uint8Array(OPS.length);
+  for (const n of names) t[idOf(n)] = 1;
+  return t;
+}

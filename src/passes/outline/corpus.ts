@@ -8,7 +8,7 @@
 
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { decodeFunctionBody } from "../../binary/reader.js";
-import { idOf, OPS } from "../../binary/opcodes/index.js";
+import { idOf, opSet } from "../../binary/opcodes/index.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
@@ -20,8 +20,7 @@ import { instrSize } from "./sizes.js";
 const ELSE = idOf("else");
 const END = idOf("end");
 /** Per op: 1 for control instructions (a sequence cannot simply grow to the left over them). */
-const CONTROL = new Uint8Array(OPS.length);
-for (const name of ["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select"]) CONTROL[idOf(name)] = 1;
+const CONTROL = opSet(["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select"]);
 
 export interface FuncInfo {
   /** Position in m.functions. */
