@@ -177,6 +177,7 @@ export class Evaluator {
   private keptBytes = new Int32Array(64);
   private sorted = new Int32Array(64);
   private slots = new Int32Array(128);
+  private sums = new Int32Array(3);
   // per canonical local / local op of the group being planned
   private read: Uint8Array;
   private written: Uint8Array;
@@ -541,18 +542,34 @@ export class Evaluator {
     const nc = this.localRoles(info.body, p - info.start, len);
     let np = 0;
     for (let c = 0; c < nc; c++) if (this.read[c] && !this.definedFirst[c]) np++;
-    const extra = this.siteExtra(kind);
-    let sites = 0;
-    let sitesExtra = 0;
-    let minRep = Infinity;
+    this.sumSites(lo, hi, call + 2 * np, this.siteExtra(kind));
+    const sums = this.sums;
+    if (sums[0]! - sums[2]! <= Math.max(0, this.floor)) return false;
+    return sums[1]! - this.minFuncBytes(bytes[members[lo]!]!, this.shrink, S, stripReturn) > 0;
+  }
+
+  /**
+   * groupMayPay's sums over members[lo, hi), into sums: bytes saved at the
+   * sites [0], the same less each site's extra [1], the smallest copy [2].
+   * Its own method, with nothing after the loop: V8 compiles a loop's
+   * first long run on the spot (OSR), before the code after the loop has
+   * run, and that compiled code is kept and bails out there on every later
+   * call (sql-wasm: 859 bail-outs when this loop sat inside groupMayPay).
+   */
+  private sumSites(lo: number, hi: number, cost: number, extra: number): void {
+    const bytes = this.bytes;
+    const members = this.members;
+    const sums = this.sums;
+    const localBytes = 2 * this.nLocalOps;
+    sums[0] = 0;
+    sums[1] = 0;
+    sums[2] = 0x7fffffff;
     for (let m = lo; m < hi; m++) {
       const b = bytes[members[m]!]!;
-      sites += Math.max(0, b - call - 2 * np);
-      sitesExtra += Math.max(0, b - call - 2 * np - extra);
-      minRep = Math.min(minRep, Math.max(0, b - 2 * this.nLocalOps));
+      sums[0] += Math.max(0, b - cost);
+      sums[1] += Math.max(0, b - cost - extra);
+      sums[2] = Math.min(sums[2]!, Math.max(0, b - localBytes));
     }
-    if (sites - minRep <= Math.max(0, this.floor)) return false;
-    return sitesExtra - this.minFuncBytes(bytes[members[lo]!]!, this.shrink, S, stripReturn) > 0;
   }
 
   /** Writes the local indices of the copy at `p`, in order of first use, to out[at...]; returns how many. */
