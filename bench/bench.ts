@@ -23,13 +23,13 @@ import { detectFeatures, type FeatureInfo } from "./features.js";
 import { describeFailure, runMeasured, TIMING_METHOD, type ProcessMeasurement } from "./measure.js";
 import { renderHtml } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
-import type { BenchResults, BinaryenPassResult, FileResult, ModuleSizes, RuntimeResult, SizeRatios, Summary, TargetResult, ToolTiming } from "./results.js";
+import type { BenchResults, BinaryenPassResult, FileResult, ModuleSizes, RuntimeResult, SizeRatios, Summary, TargetResult, TimingComparison, ToolTiming } from "./results.js";
 import { failedRuntime, loadWorkloads, measureRuntime, RUNTIME_METHOD, type LoadedWorkload, type RuntimeMeta, type RuntimeOptions } from "./runtime.js";
 import { PROFILE_GUIDED_METHOD, recordProfiles } from "./profile-guided.js";
 import { headlineSlowdown, variantLabel, variantSlowdowns } from "./variants.js";
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
 import { geomean, median, RATIO_CI_METHOD } from "./stats.js";
-import { DEFAULT_TARGET, parseTargets, targetGeomeans } from "./targets.js";
+import { DEFAULT_TARGET, parseTargets, targetGeomeans, targetTimings } from "./targets.js";
 import type { SizeTarget } from "../src/size-target.js";
 
 /** The repository: the nearest folder above this file whose package.json is wasm-compact's (so a copy of dist/ kept
@@ -84,6 +84,11 @@ const USAGE = `usage: npm run bench [-- options]
                     gzip, brotli, balanced; default balanced, the CLI's
                     default): one extra untimed run per file and non-default
                     target, and a table of size ratios per file and target
+  --time-targets LIST
+                    size targets whose runs are timed like the default
+                    target's: --reps runs each, alternating with wasm-opt -Oz
+                    on the same input (default balanced; adds them to
+                    --targets), and a table of time ratios per file and target
   --runtime-targets LIST
                     size targets to measure the workloads' runtime under
                     (default balanced): one runtime row per workload and
@@ -110,6 +115,7 @@ interface Options {
   passes: string[] | null;
   targets: SizeTarget[];
   runtimeTargets: SizeTarget[];
+  timeTargets: SizeTarget[];
   profileGuided: boolean;
   runtime: boolean;
   attribution: boolean;
@@ -131,6 +137,7 @@ function parseOptions(argv: string[]): Options | null {
       passes: { type: "string" },
       targets: { type: "string" },
       "runtime-targets": { type: "string" },
+      "time-targets": { type: "string" },
       "profile-guided": { type: "boolean" },
       "no-runtime": { type: "boolean" },
       "no-attribution": { type: "boolean" },
@@ -154,6 +161,9 @@ function parseOptions(argv: string[]): Options | null {
     return n;
   };
   const quick = values.quick === true;
+  const timeTargets = values["time-targets"] !== undefined ? parseTargets(values["time-targets"], "--time-targets") : [DEFAULT_TARGET];
+  const targets = values.targets !== undefined ? parseTargets(values.targets) : [DEFAULT_TARGET];
+  for (const t of timeTargets) if (!targets.includes(t)) targets.push(t);
   return {
     only: (values.only ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== ""),
     quick,
@@ -161,7 +171,8 @@ function parseOptions(argv: string[]): Options | null {
     budgetSmall: num(values.budget, "budget", 120, 1),
     targetHalfWidth: num(values.target, "target", 2, 0.01) / 100,
     passes: values.passes !== undefined ? values.passes.split(",").map((s) => s.trim()) : null,
-    targets: values.targets !== undefined ? parseTargets(values.targets) : [DEFAULT_TARGET],
+    targets,
+    timeTargets,
     runtimeTargets: values["runtime-targets"] !== undefined ? parseTargets(values["runtime-targets"], "--runtime-targets") : [DEFAULT_TARGET],
     profileGuided: values["profile-guided"] === true,
     runtime: values["no-runtime"] !== true,
@@ -275,11 +286,47 @@ class Bench {
     return path;
   }
 
+  /**
+   * --reps runs of `runOurs` (one wasm-compact run on the baseline) and of
+   * wasm-opt -Oz on the same input, alternating which goes first; their
+   * medians compared. Throws what a run throws.
+   */
+  async timeAgainstOz(name: string, basePath: string, flags: readonly string[], runOurs: () => Promise<ProcessMeasurement>, target: SizeTarget = DEFAULT_TARGET): Promise<TimingComparison> {
+    const optRuns: ProcessMeasurement[] = [];
+    const ourRuns: ProcessMeasurement[] = [];
+    const runOpt = async (): Promise<void> => {
+      const out = this.path(`${name}.oz2.wasm`);
+      optRuns.push(await wasmOptMeasured(basePath, out, ["-Oz", ...flags]));
+      rmSync(out, { force: true });
+    };
+    for (let rep = 0; rep < this.opts.reps; rep++) {
+      if (rep % 2 === 0) {
+        await runOpt();
+        ourRuns.push(await runOurs());
+      } else {
+        ourRuns.push(await runOurs());
+        await runOpt();
+      }
+      log(`  timing ${rep + 1}/${this.opts.reps}: wasm-opt -Oz ${fmtS(optRuns.at(-1)!.wallMs)}, wasm-compact${target === DEFAULT_TARGET ? "" : ` --target ${target}`} ${fmtS(ourRuns.at(-1)!.wallMs)}`);
+    }
+    const a = toolTiming(optRuns);
+    const b = toolTiming(ourRuns);
+    return {
+      reps: optRuns.length,
+      input: "baseline (-Oz output)",
+      wasmOpt: a,
+      ours: b,
+      wallRatio: b.medianWallMs / a.medianWallMs,
+      rssRatio: a.medianPeakRssKiB !== null && b.medianPeakRssKiB !== null ? b.medianPeakRssKiB / a.medianPeakRssKiB : null,
+    };
+  }
+
   /** Our output under each --targets target: the timed run's for the default target, one more run for the others. */
   async runTargets(r: FileResult, basePath: string, prep: Prepared): Promise<TargetResult[]> {
     const out: TargetResult[] = [];
     for (const target of this.opts.targets) {
       const res: TargetResult = { target, sizes: null, ratio: null, wallMs: null, error: null };
+      if (target === DEFAULT_TARGET && r.timing) res.timing = r.timing;
       if (target === DEFAULT_TARGET && r.ours) {
         res.sizes = r.ours.sizes;
         res.wallMs = r.timing?.ours.medianWallMs ?? null;
@@ -289,10 +336,24 @@ class Bench {
         const o = this.path(`${r.name}.${target}.wasm`);
         const json = this.path(`${r.name}.${target}.json`);
         try {
-          const m = await runMeasured(this.oursArgs(basePath, o, json, target));
-          if (m.exitCode !== 0) throw new Error(`wasm-compact --target ${target} failed: ${describeFailure(m)}`);
+          const runOurs = async (): Promise<ProcessMeasurement> => {
+            const m = await runMeasured(this.oursArgs(basePath, o, json, target));
+            if (m.exitCode !== 0) throw new Error(`wasm-compact --target ${target} failed: ${describeFailure(m)}`);
+            return m;
+          };
+          if (this.opts.timeTargets.includes(target) && r.features) {
+            const outputs: Uint8Array[] = [];
+            res.timing = await this.timeAgainstOz(r.name, basePath, r.features.flags, async () => {
+              const m = await runOurs();
+              outputs.push(new Uint8Array(readFileSync(o)));
+              return m;
+            }, target);
+            if (!outputs.every((x) => Buffer.compare(x, outputs[0]!) === 0)) r.errors.push(`wasm-compact --target ${target} produced different outputs for the same input across runs`);
+            res.wallMs = res.timing.ours.medianWallMs;
+          } else {
+            res.wallMs = round((await runOurs()).wallMs, 1);
+          }
           res.sizes = this.sizesOf(o);
-          res.wallMs = round(m.wallMs, 1);
           // kept for the runtime rows of this target
           if (this.opts.runtime && this.opts.runtimeTargets.includes(target)) prep.byTarget.set(target, o);
         } catch (err) {
@@ -358,39 +419,21 @@ class Bench {
     this.sizes.set(basePath, r.baseline.sizes);
 
     // Timing: wasm-opt -Oz and wasm-compact on the same input (the baseline), alternating.
-    const optRuns: ProcessMeasurement[] = [];
-    const ourRuns: ProcessMeasurement[] = [];
     const outputs: Uint8Array[] = [];
     const got: { report: Report | null } = { report: null };
-    const ozArgs = ["-Oz", ...r.features.flags];
     try {
-      for (let rep = 0; rep < this.opts.reps; rep++) {
-        const runOpt = async (): Promise<void> => {
-          const out = this.path(`${e.name}.oz2.wasm`);
-          optRuns.push(await wasmOptMeasured(basePath, out, ozArgs));
-          rmSync(out, { force: true });
-        };
-        const runOurs = async (): Promise<void> => {
-          const out = this.path(`${e.name}.ours.wasm`);
-          const json = this.path(`${e.name}.ours.json`);
-          const m = await runMeasured(this.oursArgs(basePath, out, json));
-          if (m.exitCode !== 0) throw new Error(`wasm-compact failed: ${describeFailure(m)}`);
-          ourRuns.push(m);
-          outputs.push(new Uint8Array(readFileSync(out)));
-          got.report ??= JSON.parse(readFileSync(json, "utf8")) as Report;
-          if (outputs.length === 1) prep.oursPath = out;
-          else rmSync(out, { force: true });
-          rmSync(json, { force: true });
-        };
-        if (rep % 2 === 0) {
-          await runOpt();
-          await runOurs();
-        } else {
-          await runOurs();
-          await runOpt();
-        }
-        log(`  timing ${rep + 1}/${this.opts.reps}: wasm-opt -Oz ${fmtS(optRuns.at(-1)!.wallMs)}, wasm-compact ${fmtS(ourRuns.at(-1)!.wallMs)}`);
-      }
+      r.timing = await this.timeAgainstOz(e.name, basePath, r.features.flags, async () => {
+        const out = this.path(`${e.name}.ours.wasm`);
+        const json = this.path(`${e.name}.ours.json`);
+        const m = await runMeasured(this.oursArgs(basePath, out, json));
+        if (m.exitCode !== 0) throw new Error(`wasm-compact failed: ${describeFailure(m)}`);
+        outputs.push(new Uint8Array(readFileSync(out)));
+        got.report ??= JSON.parse(readFileSync(json, "utf8")) as Report;
+        if (outputs.length === 1) prep.oursPath = out;
+        else rmSync(out, { force: true });
+        rmSync(json, { force: true });
+        return m;
+      });
     } catch (err) {
       r.errors.push(errText(err));
     }
@@ -423,18 +466,6 @@ class Bench {
         this.sizes.set(prep.oursPath, r.ours.sizes);
       }
       r.ratio = ratios(r.baseline.sizes, r.ours.sizes);
-    }
-    if (optRuns.length > 0 && ourRuns.length > 0 && optRuns.length === ourRuns.length) {
-      const a = toolTiming(optRuns);
-      const b = toolTiming(ourRuns);
-      r.timing = {
-        reps: optRuns.length,
-        input: "baseline (-Oz output)",
-        wasmOpt: a,
-        ours: b,
-        wallRatio: b.medianWallMs / a.medianWallMs,
-        rssRatio: a.medianPeakRssKiB !== null && b.medianPeakRssKiB !== null ? b.medianPeakRssKiB / a.medianPeakRssKiB : null,
-      };
     }
 
     r.targets = await this.runTargets(r, basePath, prep);
@@ -602,7 +633,7 @@ function fmtS(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
 }
 
-export function summarize(files: readonly FileResult[], runtime: readonly RuntimeResult[], targets: readonly SizeTarget[] = []): Summary {
+export function summarize(files: readonly FileResult[], runtime: readonly RuntimeResult[], targets: readonly SizeTarget[] = [], timeTargets: readonly SizeTarget[] = [DEFAULT_TARGET]): Summary {
   const both = files.filter((f) => f.ratio !== null && f.baseline && f.ours);
   const gm = (k: keyof SizeRatios, rs: SizeRatios[]): number => geomean(rs.map((r) => r[k]));
   const geo = (rs: SizeRatios[]): SizeRatios | null =>
@@ -648,6 +679,7 @@ export function summarize(files: readonly FileResult[], runtime: readonly Runtim
     geomeanSlowdown: headlineSlowdown(runtime),
     variantSlowdown: variantSlowdowns(runtime),
     targetGeomean: targetGeomeans(files, targets),
+    targetTiming: targetTimings(files, timeTargets),
     passTotals: [...passTotals.values()],
   };
 }
@@ -738,6 +770,7 @@ export async function main(argv: string[]): Promise<number> {
       cache: opts.cache,
       targets: opts.targets,
       runtimeTargets: opts.runtimeTargets,
+      timeTargets: opts.timeTargets,
       profileGuided: opts.profileGuided,
     },
     methods: {
@@ -754,7 +787,7 @@ export async function main(argv: string[]): Promise<number> {
     files,
     runtime,
     errors,
-    summary: summarize(files, runtime, opts.targets),
+    summary: summarize(files, runtime, opts.targets, opts.timeTargets),
   };
 
   mkdirSync(opts.outDir, { recursive: true });

@@ -2,7 +2,7 @@
 
 import type { BenchResults, FileResult, SizeRatios } from "./results.js";
 import { fmtBounds } from "./stats.js";
-import { targetRows } from "./targets.js";
+import { DEFAULT_TARGET, targetRows, targetTimingRows } from "./targets.js";
 import { hasVariants, runtimeSizeRows, variantLabel } from "./variants.js";
 
 export function thousands(n: number): string {
@@ -208,6 +208,13 @@ export function renderMarkdown(r: BenchResults): string {
   parts.push(
     `### Time and peak RSS on the same input (the -Oz output), median of ${r.options.reps} alternating run(s)\n\n` + timingTable(r),
   );
+  const timeTargets = r.options.timeTargets ?? [DEFAULT_TARGET];
+  if (timeTargets.some((t) => t !== DEFAULT_TARGET)) {
+    parts.push(
+      `### Time per size target (median wall time of ${r.options.reps} run(s), and its ratio to wasm-opt -Oz's median of the runs it alternated with)\n\n` +
+        table(["module", ...timeTargets], targetTimingRows(r, fmtMs), ["l", ...timeTargets.map((): "r" => "r")]),
+    );
+  }
   if (r.runtime.length > 0) {
     parts.push(
       "### Runtime of the behaviour workloads (slowdown = optimized / baseline, 95 % bootstrap interval)\n\n" + runtimeTable(r),

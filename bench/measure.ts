@@ -30,7 +30,8 @@ export const TIMING_METHOD =
   "each tool runs as a fresh child process (`node --import probe.js ...`); wall time = spawn to exit as seen by the " +
   "parent (Node start-up included for both tools); peak RSS = VmHWM from /proc/self/status read by the child at exit " +
   "(its own high-water mark since exec; getrusage ru_maxrss is not used because a forked child inherits the parent's " +
-  "high-water mark); the two tools alternate (A B B A ...) and the median of the runs is reported";
+  "high-water mark); the two tools alternate (A B B A ...) and the median of the runs is reported; each target of " +
+  "--time-targets other than the default gets its own wasm-opt -Oz runs to alternate with";
 
 const PROBE = fileURLToPath(new URL("./probe.js", import.meta.url));
 

@@ -19,8 +19,10 @@ export interface TargetResult {
   sizes: Sizes | null;
   /** sizes / baseline sizes. */
   ratio: SizeRatios | null;
-  /** Wall time of the run, ms (for the default target: the median of the timed runs). */
+  /** Wall time of the run, ms (for a --time-targets target: the median of the timed runs). */
   wallMs: number | null;
+  /** For a --time-targets target: its runs against wasm-opt -Oz's (the default target's are FileResult.timing). */
+  timing?: TimingComparison;
   error: string | null;
 }
 
@@ -42,6 +44,14 @@ export interface TimingComparison {
   /** ours / wasm-opt, of the medians. */
   wallRatio: number;
   rssRatio: number | null;
+}
+
+export interface TargetTiming {
+  files: number;
+  geomeanWallRatio: number;
+  maxWallRatio: number;
+  /** The file with the largest ratio. */
+  slowest: string;
 }
 
 export interface PassSummary {
@@ -190,6 +200,8 @@ export interface Summary {
   variantSlowdown?: Record<string, number>;
   /** Geometric mean of ours / baseline per size target (--targets), over the files with a result for it. */
   targetGeomean?: Partial<Record<SizeTarget, SizeRatios>>;
+  /** Time ratios (ours / wasm-opt -Oz, of the medians) per --time-targets target, over the files timed under it. */
+  targetTiming?: Partial<Record<SizeTarget, TargetTiming>>;
   /** Bytes saved per pass, summed over files. */
   passTotals: { name: string; bytesSaved: number; timeMs: number; stats: Record<string, number> }[];
 }
@@ -217,6 +229,8 @@ export interface BenchResults {
     targets?: SizeTarget[];
     /** Size targets the runtime was measured under (--runtime-targets), and whether with profiles too. */
     runtimeTargets?: SizeTarget[];
+    /** Size targets whose runs were timed against wasm-opt -Oz (--time-targets; absent before that option: the default). */
+    timeTargets?: SizeTarget[];
     profileGuided?: boolean;
   };
   methods: {

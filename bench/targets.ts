@@ -3,7 +3,7 @@
 // gives on each file. The default target's run is the timed run itself.
 
 import { SIZE_TARGETS, type SizeTarget } from "../src/size-target.js";
-import type { BenchResults, FileResult, SizeRatios } from "./results.js";
+import type { BenchResults, FileResult, SizeRatios, TargetTiming, TimingComparison } from "./results.js";
 import { geomean } from "./stats.js";
 
 /** What the CLI optimizes for without --target (src/cli/run.ts). */
@@ -32,6 +32,47 @@ export function targetGeomeans(files: readonly FileResult[], targets: readonly S
     out[t] = { file: gm("file"), code: gm("code"), gzip: gm("gzip"), brotli: gm("brotli") };
   }
   return out;
+}
+
+/** A file's timing under `target`: the default target's timed run, or its --time-targets runs. */
+export function timingOf(f: FileResult, target: SizeTarget): TimingComparison | null {
+  if (target === DEFAULT_TARGET) return f.timing;
+  return f.targets?.find((t) => t.target === target)?.timing ?? null;
+}
+
+/** Geomean and largest time ratio per timed target, over the files timed under it. */
+export function targetTimings(files: readonly FileResult[], timeTargets: readonly SizeTarget[]): Partial<Record<SizeTarget, TargetTiming>> {
+  const out: Partial<Record<SizeTarget, TargetTiming>> = {};
+  for (const t of timeTargets) {
+    const timed = files.flatMap((f) => {
+      const x = timingOf(f, t);
+      return x ? [{ name: f.name, ratio: x.wallRatio }] : [];
+    });
+    if (timed.length === 0) continue;
+    const slowest = timed.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+    out[t] = { files: timed.length, geomeanWallRatio: geomean(timed.map((x) => x.ratio)), maxWallRatio: slowest.ratio, slowest: slowest.name };
+  }
+  return out;
+}
+
+/**
+ * Rows for the time-per-target table: file, then per timed target its median
+ * wall time and the ratio to wasm-opt -Oz's median of the runs it alternated
+ * with; a geomean row and a largest-ratio row.
+ */
+export function targetTimingRows(r: BenchResults, fmtMs: (ms: number) => string): string[][] {
+  const targets = r.options.timeTargets ?? [DEFAULT_TARGET];
+  const rows: string[][] = [];
+  for (const f of r.files) {
+    rows.push([f.name, ...targets.map((t) => {
+      const x = timingOf(f, t);
+      return x ? `${fmtMs(x.ours.medianWallMs)} (${x.wallRatio.toFixed(3)})` : "-";
+    })]);
+  }
+  const s = r.summary.targetTiming ?? {};
+  rows.push(["**geomean ratio**", ...targets.map((t) => (s[t] ? `**${s[t]!.geomeanWallRatio.toFixed(3)}**` : "-"))]);
+  rows.push(["**largest ratio**", ...targets.map((t) => (s[t] ? `**${s[t]!.maxWallRatio.toFixed(3)}** (${s[t]!.slowest})` : "-"))]);
+  return rows;
 }
 
 /** Rows for the markdown table: file, target, the four ratios vs the -Oz baseline; a geomean row per target. */

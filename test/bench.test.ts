@@ -56,7 +56,7 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
     writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
     const out = join(dir, "results");
-    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--targets", "raw,balanced", "--runtime-targets", "raw,balanced", "--profile-guided", "--out", out, "--workloads", wdir], {
+    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--targets", "balanced", "--time-targets", "raw,balanced", "--runtime-targets", "raw,balanced", "--profile-guided", "--out", out, "--workloads", wdir], {
       encoding: "utf8",
       timeout: 180_000,
     });
@@ -64,9 +64,13 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
 
     // Markdown on stdout.
     assert.match(r.stdout, /^\| hash-wasm-md5 \| [\d,]+ \| [\d,]+ \| \d\.\d{4} \|/m);
-    assert.match(r.stdout, /^### Sizes per size target .*targets: raw, balanced\)$/m);
+    assert.match(r.stdout, /^### Sizes per size target .*targets: balanced, raw\)$/m);
     assert.match(r.stdout, /^\| hash-wasm-md5 \| raw \| \d\.\d{4} \| \d\.\d{4} \| \d\.\d{4} \| \d\.\d{4} \|/m);
     assert.match(r.stdout, /^\| \*\*geomean\*\* \| \*\*balanced\*\* \| \*\*\d\.\d{4}\*\* \|/m);
+    assert.match(r.stdout, /^### Time per size target /m);
+    assert.match(r.stdout, /^\| module \| raw \| balanced \|$/m);
+    assert.match(r.stdout, /^\| hash-wasm-md5 \| \d+ ms \(\d\.\d{3}\) \| \d+ ms \(\d\.\d{3}\) \|$/m);
+    assert.match(r.stdout, /^\| \*\*largest ratio\*\* \| \*\*\d\.\d{3}\*\* \(hash-wasm-md5\) \|/m);
     const balancedRow = /^\| md5-smoke \| balanced \| ([^|]*) \|/m.exec(r.stdout);
     assert.ok(balancedRow, "a runtime row for the balanced target");
     for (const v of ["raw", "raw, profile-guided", "balanced", "balanced, profile-guided"]) {
@@ -100,18 +104,34 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     assert.equal(f.ours.deterministic, true);
     assert.equal(typeof f.ours.identicalToBaseline, "boolean");
     assert.ok(Array.isArray(f.ours.passes));
-    // Size targets: balanced is the timed run itself, raw one extra run.
-    assert.deepEqual(res.options.targets, ["raw", "balanced"]);
-    assert.deepEqual(f.targets?.map((t) => t.target), ["raw", "balanced"]);
+    // Size targets: balanced is the timed run itself; raw, added by --time-targets, is timed the same way.
+    assert.deepEqual(res.options.targets, ["balanced", "raw"]);
+    assert.deepEqual(res.options.timeTargets, ["raw", "balanced"]);
+    assert.deepEqual(f.targets?.map((t) => t.target), ["balanced", "raw"]);
     for (const t of f.targets!) {
       assert.equal(t.error, null);
       assert.ok(t.sizes && t.ratio && t.wallMs !== null && t.wallMs > 0, t.target);
       for (const k of ["file", "code", "gzip", "brotli"] as const) assert.ok(Math.abs(t.ratio[k] - t.sizes[k] / f.baseline.sizes[k]) < 1e-12, `${t.target} ${k}`);
     }
-    assert.deepEqual(f.targets![1]!.sizes, f.ours.sizes, "the balanced entry is the timed run's output");
-    assert.ok(f.targets![0]!.sizes!.file <= f.baseline.sizes.file, "never larger than the input");
+    assert.deepEqual(f.targets![0]!.sizes, f.ours.sizes, "the balanced entry is the timed run's output");
+    const raw = f.targets![1]!;
+    assert.ok(raw.sizes!.file <= f.baseline.sizes.file, "never larger than the input");
     const g = res.summary.targetGeomean?.raw;
-    assert.ok(g && Math.abs(g.gzip - f.targets![0]!.ratio!.gzip) < 1e-12, "one file: the geomean is its ratio");
+    assert.ok(g && Math.abs(g.gzip - raw.ratio!.gzip) < 1e-12, "one file: the geomean is its ratio");
+    // --time-targets: raw has its own runs of both tools, and the summary per timed target.
+    assert.ok(raw.timing, "raw is timed");
+    assert.equal(raw.timing.reps, 1);
+    assert.equal(raw.timing.ours.wallMs.length, 1);
+    assert.equal(raw.timing.wasmOpt.wallMs.length, 1);
+    assert.equal(raw.wallMs, raw.timing.ours.medianWallMs);
+    assert.ok(Math.abs(raw.timing.wallRatio - raw.timing.ours.medianWallMs / raw.timing.wasmOpt.medianWallMs) < 1e-9);
+    assert.deepEqual(f.targets![0]!.timing, f.timing, "the default target's timing is the timed run's");
+    const tt = res.summary.targetTiming;
+    assert.ok(tt?.raw && tt.balanced);
+    assert.equal(tt.raw.files, 1);
+    assert.equal(tt.raw.slowest, "hash-wasm-md5");
+    assert.ok(Math.abs(tt.raw.geomeanWallRatio - raw.timing.wallRatio) < 1e-12 && tt.raw.maxWallRatio === raw.timing.wallRatio);
+    assert.ok(Math.abs(tt.balanced.geomeanWallRatio - f.timing!.wallRatio) < 1e-12);
     // Timing: one run of each tool, measured.
     assert.ok(f.timing);
     assert.equal(f.timing.reps, 1);
@@ -142,7 +162,7 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
       }
     }
     // The static rows measured the size part's outputs (the timed run's for balanced, the --targets run's for raw).
-    assert.deepEqual(res.runtime[0]!.moduleSizes![0]!.sizes, f.targets![0]!.sizes);
+    assert.deepEqual(res.runtime[0]!.moduleSizes![0]!.sizes, raw.sizes);
     assert.deepEqual(res.runtime[2]!.moduleSizes![0]!.sizes, f.ours.sizes);
     assert.deepEqual(Object.keys(res.summary.variantSlowdown ?? {}), ["raw", "raw, profile-guided", "balanced", "balanced, profile-guided"]);
     assert.equal(res.summary.geomeanSlowdown, res.summary.variantSlowdown!.balanced, "the headline is the default target's");
