@@ -236,4 +236,15 @@ test("the bucket table puts regions together exactly when kind, block type, resu
   check(many.map((k): Tuple => ["arm", 0x40, k, 3, 5]));
   check(many.map((k): Tuple => ["arm", 0x40, 0, 2 + k, 5]));
   check(many.map((k): Tuple => ["arm", 0x40, 0, 3, Math.imul(k, 0x9e3779b1)]));
+  // pairs that differ in one field only, each pair alone in the smallest table:
+  // about one in 16 probes into the other's slot, so every field's comparison is needed
+  for (const k of many) {
+    const base: Tuple = ["construct", 0x40, 1, 3, Math.imul(k, 0x9e3779b1)];
+    for (let f = 0; f < 5; f++) {
+      const other = [...base] as Tuple;
+      if (f === 0) other[0] = "arm";
+      else (other[f] as number) = f === 4 ? base[4] ^ 1 : (base[f] as number) + 1;
+      check([base, other]);
+    }
+  }
 });
