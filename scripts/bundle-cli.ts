@@ -1,29 +1,68 @@
 // Bundles the compiled CLI (dist/src/cli/*.js and everything it imports) into
-// dist/cli/, the files package.json's `bin` runs. Node start-up resolves and
-// compiles each ES module separately: for the 85 files of dist/src that is
-// about 30 ms per run, a sixth of the time a small module takes in all. The
-// worker and the profile hook are their own entry points next to main.js,
-// because the CLI finds them by URL relative to itself. Runs after tsc in
-// `npm run build`; the library entry (dist/src/index.js) is not bundled.
+// dist/cli/, the files package.json's `bin` runs, and makes its V8 code cache.
+// Node start-up resolves and compiles each ES module separately (for the 85
+// files of dist/src that was about 30 ms per run), and then every function a
+// run calls is parsed and compiled on first call (about 30 ms more on a small
+// module, a seventh of its run). So:
+// - wasm-compact.cjs: the CLI as one classic script, which V8 can cache;
+// - wasm-compact.cjs.v8-cache: the bytecode of every function a --target
+//   brotli run on a fixture compiled (see scripts/make-code-cache.ts);
+// - main.js: the launcher (src/cli/launch.ts) that runs the script with the
+//   cache, and without it when the cache does not fit;
+// - compress-worker.js and profile-hook.js: their own entry points next to
+//   it, because the CLI finds them by URL relative to itself.
+// Runs after tsc in `npm run build`; the library entry (dist/src/index.js) is
+// not bundled.
 
-import { chmodSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild-wasm";
 
 const root = fileURLToPath(new URL("../..", import.meta.url)); // dist/scripts -> repo root
+const src = `${root}/dist/src/cli`;
 const outdir = `${root}/dist/cli`;
+const common = { bundle: true, platform: "node", target: "node20", logLevel: "warning" } as const;
 rmSync(outdir, { recursive: true, force: true });
+
+// the CLI: import.meta.url becomes the script's own file URL; strict, as the ES modules were
+const bundle = `${outdir}/wasm-compact.cjs`;
 await build({
-  entryPoints: ["main", "compress-worker", "profile-hook"].map((n) => `${root}/dist/src/cli/${n}.js`),
+  ...common,
+  entryPoints: [`${src}/main.js`],
+  outfile: bundle,
+  format: "cjs",
+  define: { "import.meta.url": "__wasm_compact_url" },
+  banner: { js: '"use strict";\nconst __wasm_compact_url = require("node:url").pathToFileURL(__filename).href;' },
+  // tsc's maps are chained, so `node --enable-source-maps` names .ts lines
+  sourcemap: "linked",
+});
+// the launcher runs it as a function body, where a #! line is a syntax error: make it a comment of the same length
+const text = readFileSync(bundle, "utf8");
+if (text.startsWith("#!")) writeFileSync(bundle, `//${text.slice(2)}`);
+
+await build({
+  ...common,
+  entryPoints: { main: `${src}/launch.js`, "compress-worker": `${src}/compress-worker.js`, "profile-hook": `${src}/profile-hook.js` },
   outdir,
-  bundle: true,
   splitting: true,
   chunkNames: "chunk-[hash]",
   format: "esm",
-  platform: "node",
-  target: "node20",
-  // tsc's maps are chained, so `node --enable-source-maps` names .ts lines
   sourcemap: "linked",
-  logLevel: "warning",
 });
 chmodSync(`${outdir}/main.js`, 0o755);
+
+// the code cache, from one run that compiles nearly everything: --target brotli also runs the other targets' searches
+const tmp = mkdtempSync(join(tmpdir(), "wasm-compact-cache-"));
+try {
+  const args = [`${root}/dist/scripts/make-code-cache.js`, bundle, `${root}/fixtures/wasm/graph-Oz-wasmopt.wasm`, "-o", join(tmp, "out.wasm"), "--target", "brotli", "--quiet"];
+  const r = spawnSync(process.execPath, args, { encoding: "utf8" });
+  if (r.status !== 0) {
+    process.stderr.write(`bundle-cli: making the code cache failed (exit ${String(r.status)}):\n${r.stderr}`);
+    process.exit(1);
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}

@@ -1,0 +1,33 @@
+// Makes the V8 code cache for dist/cli/wasm-compact.cjs (see
+// src/cli/launch.ts): runs the bundle the way the launcher does, on the
+// arguments after the bundle's path, and on exit writes the bytecode of
+// every function that run compiled, behind the cache key. bundle-cli runs
+// it as a child process on a fixture with --target brotli, which also runs
+// the other targets' searches, so nearly every pass and judge is compiled.
+//
+// usage: node dist/scripts/make-code-cache.js BUNDLE CLI-ARGS...
+
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import { Script } from "node:vm";
+import { CACHE_SUFFIX, cacheKey, wrapBundle } from "../src/cli/code-cache.js";
+
+const [given, ...args] = process.argv.slice(2);
+if (!given) {
+  process.stderr.write("usage: node dist/scripts/make-code-cache.js BUNDLE CLI-ARGS...\n");
+  process.exit(2);
+}
+const bundle = resolve(given);
+const source = readFileSync(bundle, "utf8");
+const script = new Script(wrapBundle(source), { filename: bundle });
+process.argv = [process.argv[0]!, bundle, ...args];
+process.on("exit", (code) => {
+  if (code !== 0) return;
+  const out = bundle + CACHE_SUFFIX;
+  writeFileSync(`${out}.tmp`, Buffer.concat([cacheKey(source), script.createCachedData()]));
+  renameSync(`${out}.tmp`, out);
+});
+const run = script.runInThisContext() as (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
+const module = { exports: {} };
+run.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));

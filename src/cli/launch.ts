@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// The installed command (dist/cli/main.js). It runs the bundled CLI,
+// wasm-compact.cjs (one classic script), with the V8 code cache `npm run
+// build` made for it: the bytecode of every function a run compiles, so a
+// run skips parsing and compiling them (on a small module that is about a
+// seventh of the run). The cache is used only when it was made from these
+// exact bundle bytes on this Node version and architecture; V8 itself
+// refuses it when its own flags differ. Without a usable cache the bundle
+// runs as it is, only slower to start. Under `node --enable-source-maps` it
+// is loaded by Node's own loader instead, which maps stack traces through its
+// source map to the .ts sources (Node 20 does not map code run by vm).
+// Node built-ins only: nothing here is bundled.
+
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
+import { CACHE_SUFFIX, usableCache, wrapBundle } from "./code-cache.js";
+
+const bundle = fileURLToPath(new URL("./wasm-compact.cjs", import.meta.url));
+const sourceMaps = (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled === true || process.execArgv.includes("--enable-source-maps");
+
+if (sourceMaps) createRequire(bundle)(bundle);
+else runCached();
+
+function runCached(): void {
+  const source = readFileSync(bundle, "utf8");
+  let data: Buffer | undefined;
+  try {
+    data = usableCache(source, readFileSync(bundle + CACHE_SUFFIX));
+  } catch {
+    // no cache file: run without
+  }
+  const script = new Script(wrapBundle(source), { filename: bundle, ...(data ? { cachedData: data } : {}) });
+  const run = script.runInThisContext() as (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
+  const module = { exports: {} };
+  run.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+}
