@@ -321,7 +321,7 @@ class Bench {
     };
   }
 
-  /** Our output under each --targets target: the timed run's for the default target, one more run for the others. */
+  /** Our output under each --targets target: the timed run's for the default target, --reps timed runs for the other --time-targets, one run for the rest. */
   async runTargets(r: FileResult, basePath: string, prep: Prepared): Promise<TargetResult[]> {
     const out: TargetResult[] = [];
     for (const target of this.opts.targets) {
