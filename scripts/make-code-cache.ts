@@ -8,10 +8,9 @@
 // usage: node dist/scripts/make-code-cache.js BUNDLE CLI-ARGS...
 
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
-import { Script } from "node:vm";
-import { CACHE_SUFFIX, cacheKey, wrapBundle } from "../src/cli/code-cache.js";
+import { resolve } from "node:path";
+import type { Script } from "node:vm";
+import { CACHE_SUFFIX, cacheKey, runBundle } from "../src/cli/code-cache.js";
 
 const [given, ...args] = process.argv.slice(2);
 if (!given) {
@@ -20,14 +19,13 @@ if (!given) {
 }
 const bundle = resolve(given);
 const source = readFileSync(bundle, "utf8");
-const script = new Script(wrapBundle(source), { filename: bundle });
 process.argv = [process.argv[0]!, bundle, ...args];
+let script: Script | null = null;
+// at exit, so the cache also holds what runs after the script returns (closing the compression worker)
 process.on("exit", (code) => {
-  if (code !== 0) return;
+  if (code !== 0 || !script) return;
   const out = bundle + CACHE_SUFFIX;
   writeFileSync(`${out}.tmp`, Buffer.concat([cacheKey(source), script.createCachedData()]));
   renameSync(`${out}.tmp`, out);
 });
-const run = script.runInThisContext() as (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
-const module = { exports: {} };
-run.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+script = runBundle(bundle, source);

@@ -1,16 +1,31 @@
 // What the launcher (launch.ts) and the build's cache maker
-// (scripts/make-code-cache.ts) must agree on: how the bundle is wrapped into
-// a script, and the key that ties a cache file to the bundle's bytes, the
-// Node version and the architecture. A cache file is the key followed by
-// V8's data.
+// (scripts/make-code-cache.ts) share: how the bundle is compiled and run as a
+// script, and the key that ties a cache file to the bundle's bytes, the Node
+// version and the architecture. A cache file is the key followed by V8's data.
 
 import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { Script } from "node:vm";
 
 export const CACHE_SUFFIX = ".v8-cache";
 
 /** The bundle as a CommonJS module function, the way Node wraps one. */
 export function wrapBundle(source: string): string {
   return `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+}
+
+/**
+ * Compiles the bundle at path `bundle`, whose text is `source`, as Node wraps
+ * a CommonJS module (with V8's `cachedData` when given) and runs it; returns
+ * the script, whose cache can then be taken.
+ */
+export function runBundle(bundle: string, source: string, cachedData?: Buffer): Script {
+  const script = new Script(wrapBundle(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
+  const run = script.runInThisContext() as (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
+  const module = { exports: {} };
+  run.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  return script;
 }
 
 export function cacheKey(source: string): Buffer {

@@ -9,14 +9,12 @@
 // runs as it is, only slower to start. Under `node --enable-source-maps` it
 // is loaded by Node's own loader instead, which maps stack traces through its
 // source map to the .ts sources (Node 20 does not map code run by vm).
-// Node built-ins only: nothing here is bundled.
+// Only Node built-ins and code-cache.ts: nothing of the CLI is loaded twice.
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Script } from "node:vm";
-import { CACHE_SUFFIX, usableCache, wrapBundle } from "./code-cache.js";
+import { CACHE_SUFFIX, runBundle, usableCache } from "./code-cache.js";
 
 const bundle = fileURLToPath(new URL("./wasm-compact.cjs", import.meta.url));
 const sourceMaps = (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled === true || process.execArgv.includes("--enable-source-maps");
@@ -32,8 +30,5 @@ function runCached(): void {
   } catch {
     // no cache file: run without
   }
-  const script = new Script(wrapBundle(source), { filename: bundle, ...(data ? { cachedData: data } : {}) });
-  const run = script.runInThisContext() as (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
-  const module = { exports: {} };
-  run.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  runBundle(bundle, source, data);
 }
