@@ -326,7 +326,6 @@ class Bench {
     const out: TargetResult[] = [];
     for (const target of this.opts.targets) {
       const res: TargetResult = { target, sizes: null, ratio: null, wallMs: null, error: null };
-      if (target === DEFAULT_TARGET && r.timing) res.timing = r.timing;
       if (target === DEFAULT_TARGET && r.ours) {
         res.sizes = r.ours.sizes;
         res.wallMs = r.timing?.ours.medianWallMs ?? null;
