@@ -25,7 +25,7 @@ import { VERSION } from "./version.js";
 import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
 import type { Profile } from "./profile/profile.js";
 import { hotCodeFromProfile } from "./profile/hot-code.js";
-import { loopHotCode } from "./profile/loop-hot.js";
+import { staticHotCode } from "./profile/static-hot.js";
 
 export interface OptimizeOptions {
   /**
@@ -74,9 +74,13 @@ export interface OptimizeOptions {
    */
   features?: FeatureChoices;
   /**
-   * Without a profile, treat code inside loops as hot, so passes that add
-   * calls keep out of it. Default: true except under the raw target.
+   * Let passes that add calls (outline, fold-blocks, merge-functions) rewrite
+   * hot code too. Default false: without a profile, a static estimate of
+   * execution frequency (profile/static-hot.ts) decides what is hot, under
+   * every target, raw included.
    */
+  outlineHot?: boolean;
+  /** Deprecated spelling: `loopsHot: false` is `outlineHot: true`. */
   loopsHot?: boolean;
   /**
    * Called as work proceeds. `done` counts finished phases and may be
@@ -94,6 +98,7 @@ export interface OptimizeResult {
 
 const now = (): number => performance.now();
 const ms = (t: number): number => Math.round(t * 1000) / 1000;
+const percent = (part: number, whole: number): string => `${whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0}%`;
 
 function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -185,7 +190,7 @@ const OTHER_SEARCHES = ["balanced", "gzip", "raw"] as const;
  * fixtures, a search judged under another target ended lower. Those
  * searches run too (a few real brotli runs each: balanced judges large
  * modules on an estimate, gzip and raw judge without brotli), each with the
- * brotli target's other options (loops stay hot unless told otherwise), and
+ * brotli target's other options, and
  * the lowest brotli size is kept (a tie goes to fewer raw bytes).
  */
 function portfolio(bytes: Uint8Array, options: OptimizeOptions, brotli: (b: Uint8Array) => number): OptimizeResult {
@@ -204,7 +209,7 @@ function portfolio(bytes: Uint8Array, options: OptimizeOptions, brotli: (b: Uint
   for (const [i, target] of targets.entries()) {
     let result: OptimizeResult;
     try {
-      result = optimizeOnce(bytes, { ...rest, target, loopsHot: options.loopsHot ?? true, onProgress: share(i, target) });
+      result = optimizeOnce(bytes, { ...rest, target, onProgress: share(i, target) });
     } catch (e) {
       // the brotli-judged search is what was asked for: its failures are the caller's
       if (i === 0 || !(e instanceof InternalError)) throw e;
@@ -313,11 +318,17 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
             `in ${s.hotFunctions} of ${s.functionsRun} functions that ran`,
     );
   }
-  // No profile: under a compressed target, code in loops counts as hot (see
-  // profile/loop-hot.ts); `raw` and `loopsHot: false` rewrite loops too.
-  if (!hot && (options.loopsHot ?? target !== "raw")) {
-    hot = loopHotCode(m);
-    runNotes.push("no profile: code inside loops is left alone (target raw or --outline-loops rewrites it too)");
+  // No profile: a static estimate of execution frequency decides what is hot,
+  // under every target (see profile/static-hot.ts), unless told otherwise.
+  const outlineHot = options.outlineHot ?? options.loopsHot === false;
+  if (!hot && !outlineHot) {
+    const r = staticHotCode(m);
+    hot = r.hot;
+    const s = r.summary;
+    runNotes.push(
+      `no profile: a static estimate calls ${s.hotFunctions} of ${s.functions} functions hot (${percent(s.hotInstructions, s.instructions)} of the code); ` +
+        "passes that add calls leave hot code alone (--outline-hot rewrites it too)",
+    );
   }
   // Under a compressed target, a module above EXACT_MAX is judged on the
   // estimate while the passes run and verified on the real measures at the

@@ -313,8 +313,11 @@ test("merge-functions leaves a hot function alone", async () => {
         (local.set 1 (i32.add (local.get 1) (i32.const 1)))
         (br_if $l (i32.lt_u (local.get 1) (i32.const 1000))))
       (i32.add (local.get 2) (i32.add (call $b (local.get 0)) (call $c (local.get 0))))))`);
-  const plain = optimize(input, { passes: ["merge-functions"] });
-  assert.equal(plain.report.passes[0]!.stats?.functionsMerged, 3, "without a profile all three merge");
+  const plain = optimize(input, { passes: ["merge-functions"], outlineHot: true });
+  assert.equal(plain.report.passes[0]!.stats?.functionsMerged, 3, "with hot code allowed all three merge");
+  const estimated = optimize(input, { passes: ["merge-functions"] });
+  assert.equal(estimated.report.passes[0]!.stats?.functionsMerged, 2, "the static estimate also finds $a hot (called from a loop)");
+  assert.ok(estimated.report.mergeMap.every((entry) => entry.function.origin !== 0));
 
   const { binary } = instrument(input);
   const e = instantiate(binary);
@@ -324,23 +327,4 @@ test("merge-functions leaves a hot function alone", async () => {
   assert.equal(guided.report.passes[0]!.stats?.functionsMerged, 2);
   assert.ok(guided.report.mergeMap.every((entry) => entry.function.origin !== 0), "$a is neither merged nor a thunk");
   assert.equal(instantiate(guided.binary).run!(7), expected);
-});
-
-test("without a profile, code inside loops counts as hot (and is left to the raw target)", async () => {
-  const { loopHotCode } = await import("../src/profile/loop-hot.js");
-  const { readModule } = await import("../src/binary/reader.js");
-  const { parse } = await import("@bytecodealliance/jco-transpile/wasm-tools");
-  const bytes = await parse(`(module
-    (func (param i32) (result i32)
-      local.get 0
-      (block (loop (br_if 1 (i32.eqz (local.get 0))) (local.set 0 (i32.sub (local.get 0) (i32.const 1))) (br 0)))
-      drop local.get 0)
-    (func (result i32) i32.const 7))`);
-  const m = readModule(bytes, { decodeBodies: true });
-  const hot = loopHotCode(m);
-  const [withLoop, straight] = m.functions;
-  const marks = Array.from({ length: withLoop!.body!.count }, (_, i) => (hot.isHotInstruction(withLoop!, i) ? 1 : 0)).join("");
-  assert.equal(marks, "00" + "1".repeat(withLoop!.body!.count - 6) + "0000", "from loop to its end; not the block end, drop, local.get, end");
-  assert.equal(hot.isHotFunction(withLoop!), true);
-  assert.equal(hot.isHotFunction(straight!), false);
 });

@@ -76,10 +76,12 @@ options:
                       with --profile: hot code is the most-run blocks that
                       cover this share (0..1) of executed instructions
                       (default ${DEFAULT_HOT_THRESHOLD})
-      --outline-loops without --profile, passes that add calls (outline,
-                      fold-blocks, merge-functions) leave code inside loops
-                      alone unless the target is raw; this rewrites it too
-                      (smaller, but hot loops may run much slower)
+      --outline-hot   let passes that add calls (outline, fold-blocks,
+                      merge-functions) rewrite hot code too: code that a
+                      static estimate of execution frequency calls hot, such
+                      as loops and what they call (with --profile, the
+                      profile decides). Smaller, but hot code may run much
+                      slower. (--outline-loops is the old name.)
       --enable LIST   features passes may add although IN.wasm does not use
                       them: tail-call (outlined tails and thunks end in
                       return_call), multi-value (on by default)
@@ -137,6 +139,7 @@ export function run(argv: readonly string[], io: CliIO): number {
     enable?: string;
     disable?: string;
     "outline-loops"?: boolean;
+    "outline-hot"?: boolean;
     quiet?: boolean;
     "no-validate"?: boolean;
     checked?: boolean;
@@ -160,6 +163,7 @@ export function run(argv: readonly string[], io: CliIO): number {
         "hot-threshold": { type: "string" },
         enable: { type: "string" },
         "outline-loops": { type: "boolean" },
+        "outline-hot": { type: "boolean" },
         disable: { type: "string" },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
@@ -292,7 +296,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       ...(profile ? { profile } : {}),
       ...(hotThreshold !== undefined ? { hotThreshold } : {}),
       features,
-      ...(values["outline-loops"] ? { loopsHot: false } : {}),
+      ...(values["outline-hot"] || values["outline-loops"] ? { outlineHot: true } : {}),
       onProgress: (done, total, phase) => bar.update(done, total, phase),
     }));
   } catch (e) {

@@ -1,0 +1,331 @@
+// A static estimate of how often each instruction of a module runs, for
+// deciding what is hot without a profile (Wu–Larus / Ball–Larus style, on
+// wasm's structured control flow).
+//
+// Inside a function (entry = 1):
+//   - a loop body runs `loopTrips` times per entry into the loop;
+//   - each arm of an `if` gets `armShare` (the else arm, present or not,
+//     the rest); an arm or a guarded run that can only end in a trap
+//     (`unreachable`) is a cold path and gets `coldShare` instead;
+//   - `catch` handlers get `coldShare` (exceptions are rare);
+//   - after a construct's `end`, control is back at the construct's entry
+//     frequency (structured code: the opener dominates the end and the end
+//     post-dominates the opener, unless every path left early);
+//   - a conditional branch does not lower what follows it (guards that exit
+//     early are usually not taken), an unconditional one makes what follows
+//     dead until the construct ends.
+// Across functions, over the call graph in topological order of its strongly
+// connected components: a function's entry frequency is its external weight
+// (exports, the start function, functions in an exported or imported table)
+// plus the sum over its call sites of the caller's entry frequency times the
+// site's local frequency. `call_indirect` and `call_ref` sites of a type
+// spread over the address-taken functions of that type; a recursive
+// component runs `recursionTrips` times per entry. A function's instruction
+// then runs entry × local frequency times per external entry.
+//
+// The numbers only order code by how hot it probably is; what counts as hot
+// is decided by the caller (profile/static-hot.ts).
+
+import { Eff, OPS, idOf } from "../binary/opcodes/index.js";
+import { decodeFunctionBody } from "../binary/reader.js";
+import type { Body } from "../ir/body.js";
+import type { Module } from "../ir/module.js";
+
+export interface FrequencyModel {
+  /** Iterations of a loop per entry into it. */
+  loopTrips: number;
+  /** Share of an `if`'s entries that take the then arm. */
+  armShare: number;
+  /** Share of entries that take a path ending in a trap, or a catch handler. */
+  coldShare: number;
+  /** Calls within a recursive component per entry into it. */
+  recursionTrips: number;
+  /** Indirect calls: "share" divides a site's frequency among the possible targets, "full" gives each all of it. */
+  indirect: "share" | "full";
+}
+
+/** Ball–Larus: a loop's back edge is taken 88 % of the time, about 8 iterations per entry. */
+export const DEFAULT_MODEL: FrequencyModel = { loopTrips: 8, armShare: 0.5, coldShare: 0.01, recursionTrips: 8, indirect: "share" };
+
+/** Frequencies can grow like loopTrips^depth along call chains; keep them finite. */
+const CAP = 1e30;
+
+const BLOCK = idOf("block");
+const LOOP = idOf("loop");
+const IF = idOf("if");
+const ELSE = idOf("else");
+const END = idOf("end");
+const TRY = idOf("try");
+const TRY_TABLE = idOf("try_table");
+const CATCH = idOf("catch");
+const CATCH_ALL = idOf("catch_all");
+const DELEGATE = idOf("delegate");
+const UNREACHABLE = idOf("unreachable");
+const BR = idOf("br");
+const BR_IF = idOf("br_if");
+const BR_TABLE = idOf("br_table");
+const CALL = idOf("call");
+const RETURN_CALL = idOf("return_call");
+const CALL_INDIRECT = idOf("call_indirect");
+const RETURN_CALL_INDIRECT = idOf("return_call_indirect");
+const CALL_REF = idOf("call_ref");
+const RETURN_CALL_REF = idOf("return_call_ref");
+const REF_FUNC = idOf("ref.func");
+
+/** Branches after which control does not fall through. */
+const UNCONDITIONAL = new Uint8Array(OPS.length);
+for (const n of ["br", "br_table", "return", "unreachable", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"]) {
+  UNCONDITIONAL[idOf(n)] = 1;
+}
+/** Branches that may or may not be taken (br_if, br_on_*): a label in the first immediate word. */
+const CONDITIONAL = new Uint8Array(OPS.length);
+for (let id = 0; id < OPS.length; id++) {
+  if (OPS[id]!.effects & Eff.BRANCH && !UNCONDITIONAL[id] && OPS[id]!.name.startsWith("br")) CONDITIONAL[id] = 1;
+}
+
+/** A direct call site: callee function index and the site's local frequency. */
+export interface CallSite {
+  callee: number;
+  freq: number;
+}
+
+export interface LocalFrequency {
+  /** Per instruction: runs per entry into the function. */
+  freq: Float64Array;
+  calls: CallSite[];
+  /** Indirect sites (call_indirect, call_ref and their tail forms): type index and local frequency. */
+  indirect: CallSite[];
+}
+
+interface Frame {
+  entry: number;
+  loop: boolean;
+  isIf: boolean;
+  hasElse: boolean;
+  /** A branch to this construct's label was seen (for a loop: irrelevant). */
+  targeted: boolean;
+  /** Where the current arm, or the run after the last conditional branch at this level, starts. */
+  runStart: number;
+  /** A conditional branch at this level started the current run (so reaching its end is a choice). */
+  split: boolean;
+}
+
+/** Local frequencies of one body (see the header). */
+export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL): LocalFrequency {
+  const { ops, imm, immStart } = body;
+  const freq = new Float64Array(body.count);
+  const calls: CallSite[] = [];
+  const indirect: CallSite[] = [];
+  // the function body is an implicit block
+  const frames: Frame[] = [{ entry: 1, loop: false, isIf: false, hasElse: false, targeted: false, runStart: 0, split: false }];
+  let cur = 1;
+  const target = (depth: number): void => {
+    const f = frames[frames.length - 1 - depth];
+    if (f) f.targeted = true;
+  };
+  for (let i = 0; i < body.count; i++) {
+    const op = ops[i]!;
+    freq[i] = cur;
+    const w = immStart[i]!;
+    if (op === BLOCK || op === TRY || op === TRY_TABLE) {
+      frames.push({ entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, runStart: i + 1, split: false });
+    } else if (op === LOOP) {
+      frames.push({ entry: cur, loop: true, isIf: false, hasElse: false, targeted: false, runStart: i + 1, split: false });
+      cur = Math.min(cur * model.loopTrips, CAP);
+    } else if (op === IF) {
+      frames.push({ entry: cur, loop: false, isIf: true, hasElse: false, targeted: false, runStart: i + 1, split: false });
+      cur *= model.armShare;
+    } else if (op === ELSE) {
+      const f = frames[frames.length - 1]!;
+      if (cur > 0) f.targeted = true; // the then arm falls through to the end
+      f.hasElse = true;
+      f.runStart = i + 1;
+      cur = f.entry * (1 - model.armShare);
+    } else if (op === CATCH || op === CATCH_ALL) {
+      const f = frames[frames.length - 1]!;
+      if (cur > 0) f.targeted = true;
+      f.runStart = i + 1;
+      cur = f.entry * model.coldShare;
+    } else if (op === END || op === DELEGATE) {
+      const f = frames.pop()!;
+      if (frames.length === 0) break; // the function's own end
+      // a branch to a loop's label goes back to its header: only falling through reaches its end
+      const reached = cur > 0 || (!f.loop && f.targeted) || (f.isIf && !f.hasElse);
+      if (op === DELEGATE) target(imm[w]!);
+      cur = reached ? f.entry : 0;
+    } else {
+      if (op === CALL || op === RETURN_CALL) calls.push({ callee: imm[w]!, freq: cur });
+      else if (op === CALL_INDIRECT || op === RETURN_CALL_INDIRECT || op === CALL_REF || op === RETURN_CALL_REF) {
+        indirect.push({ callee: imm[w]!, freq: cur });
+      }
+      if (op === BR || op === BR_IF || CONDITIONAL[op]) {
+        // br_on_cast(_fail) has its label after the cast flags
+        target(imm[w + (OPS[op]!.name.startsWith("br_on_cast") ? 1 : 0)]!);
+      } else if (op === BR_TABLE) {
+        const n = imm[w]!;
+        for (let k = 0; k <= n; k++) target(imm[w + 1 + k]!);
+      }
+      if (op === UNREACHABLE && cur > 0) {
+        // the run that leads here can only trap: a cold path
+        const f = frames[frames.length - 1]!;
+        if (f.isIf || f.split) {
+          const scale = model.coldShare / (f.isIf ? (f.hasElse ? 1 - model.armShare : model.armShare) : 1);
+          for (let k = f.runStart; k <= i; k++) freq[k]! *= Math.min(scale, 1);
+        }
+      }
+      if (UNCONDITIONAL[op]) cur = 0;
+      else if (CONDITIONAL[op]) {
+        const f = frames[frames.length - 1]!;
+        f.runStart = i + 1;
+        f.split = true;
+      }
+    }
+  }
+  return { freq, calls, indirect };
+}
+
+export interface ModuleFrequency {
+  /** Entry frequency per function index (imports included, always 0 for them). */
+  entry: Float64Array;
+  /** Local frequencies per defined function (index into m.functions). */
+  local: LocalFrequency[];
+}
+
+/** Functions whose reference can be taken: table elements and `ref.func` targets anywhere. */
+function addressTaken(m: Module, bodies: readonly Body[]): Set<number> {
+  const out = new Set<number>();
+  const scan = (b: Body): void => {
+    for (let i = 0; i < b.count; i++) if (b.ops[i] === REF_FUNC) out.add(b.imm[b.immStart[i]!]!);
+  };
+  for (const e of m.elements) {
+    if (e.items.kind === "funcs") for (const f of e.items.funcs) out.add(f);
+    else for (const x of e.items.exprs) scan(x.body);
+  }
+  for (const g of m.globals) scan(g.init.body);
+  for (const b of bodies) scan(b);
+  return out;
+}
+
+/** Functions the host may call: exports, the start function, and the elements of a table the host can reach. */
+function externalEntries(m: Module): Set<number> {
+  const out = new Set<number>();
+  for (const e of m.exports) if (e.kind === "func") out.add(e.index);
+  if (m.start !== null) out.add(m.start);
+  const hostTables = new Set<number>();
+  for (let t = 0; t < m.numImportedTables; t++) hostTables.add(t);
+  for (const e of m.exports) if (e.kind === "table") hostTables.add(e.index);
+  for (const e of m.elements) {
+    if (e.mode.kind === "active" && !hostTables.has(e.mode.table)) continue;
+    if (e.items.kind === "funcs") for (const f of e.items.funcs) out.add(f);
+  }
+  return out;
+}
+
+/** Entry frequencies of every function (see the header). */
+export function moduleFrequency(m: Module, model: FrequencyModel = DEFAULT_MODEL): ModuleFrequency {
+  const nImp = m.numImportedFuncs;
+  const n = nImp + m.functions.length;
+  const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+  const local = bodies.map((b) => localFrequency(b, model));
+  const typeOf = new Int32Array(n);
+  {
+    let k = 0;
+    for (const imp of m.imports) if (imp.desc.kind === "func") typeOf[k++] = imp.desc.typeIndex;
+    m.functions.forEach((f, i) => (typeOf[nImp + i] = f.typeIndex));
+  }
+  // indirect call targets per type: the address-taken defined functions of that type
+  const targetsOf = new Map<number, number[]>();
+  for (const f of [...addressTaken(m, bodies)].sort((a, b) => a - b)) {
+    if (f < nImp || f >= n) continue;
+    let list = targetsOf.get(typeOf[f]!);
+    if (!list) targetsOf.set(typeOf[f]!, (list = []));
+    list.push(f);
+  }
+  // graph nodes: functions 0..n-1, then one node per called type
+  const types = [...new Set(local.flatMap((l) => l.indirect.map((s) => s.callee)))].sort((a, b) => a - b);
+  const typeNode = new Map<number, number>(types.map((t, k) => [t, n + k]));
+  const total = n + types.length;
+  const succ = (v: number): number[] => {
+    if (v >= n) return targetsOf.get(types[v - n]!) ?? [];
+    if (v < nImp) return [];
+    const l = local[v - nImp]!;
+    return [...l.calls.map((c) => c.callee), ...l.indirect.map((s) => typeNode.get(s.callee)!)];
+  };
+  const sccs = stronglyConnected(total, succ);
+
+  const entry = new Float64Array(total);
+  for (const f of externalEntries(m)) if (f >= nImp && f < n) entry[f] = 1;
+  const comp = new Int32Array(total);
+  sccs.forEach((c, k) => c.forEach((v) => (comp[v] = k)));
+  // Tarjan yields components callees-first: walk them callers-first
+  for (let k = sccs.length - 1; k >= 0; k--) {
+    const c = sccs[k]!;
+    const recursive = c.length > 1 || succ(c[0]!).includes(c[0]!);
+    if (recursive) for (const v of c) entry[v] = Math.min(entry[v]! * model.recursionTrips, CAP);
+    for (const v of c) {
+      const e = entry[v]!;
+      if (e === 0) continue;
+      if (v >= n) {
+        const targets = targetsOf.get(types[v - n]!) ?? [];
+        const each = model.indirect === "share" ? e / Math.max(targets.length, 1) : e;
+        for (const g of targets) if (comp[g] !== k) entry[g] = Math.min(entry[g]! + each, CAP);
+        continue;
+      }
+      if (v < nImp) continue;
+      const l = local[v - nImp]!;
+      for (const s of l.calls) if (comp[s.callee] !== k) entry[s.callee] = Math.min(entry[s.callee]! + e * s.freq, CAP);
+      for (const s of l.indirect) {
+        const t = typeNode.get(s.callee)!;
+        if (comp[t] !== k) entry[t] = Math.min(entry[t]! + e * s.freq, CAP);
+      }
+    }
+  }
+  for (let f = 0; f < nImp; f++) entry[f] = 0;
+  return { entry: entry.slice(0, n), local };
+}
+
+/** Tarjan's algorithm without recursion; components in reverse topological order (a component before those that reach it). */
+export function stronglyConnected(n: number, succ: (v: number) => readonly number[]): number[][] {
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const stack: number[] = [];
+  const out: number[][] = [];
+  let next = 0;
+  const work: { v: number; edges: readonly number[]; at: number }[] = [];
+  for (let root = 0; root < n; root++) {
+    if (index[root] !== -1) continue;
+    const open = (v: number): void => {
+      index[v] = low[v] = next++;
+      stack.push(v);
+      onStack[v] = 1;
+      work.push({ v, edges: succ(v), at: 0 });
+    };
+    open(root);
+    while (work.length > 0) {
+      const top = work[work.length - 1]!;
+      if (top.at < top.edges.length) {
+        const w = top.edges[top.at++]!;
+        if (index[w] === -1) open(w);
+        else if (onStack[w]) low[top.v] = Math.min(low[top.v]!, index[w]!);
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.v;
+        low[parent] = Math.min(low[parent]!, low[top.v]!);
+      }
+      if (low[top.v] === index[top.v]) {
+        const c: number[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          c.push(w);
+        } while (w !== top.v);
+        out.push(c.reverse());
+      }
+    }
+  }
+  return out;
+}
