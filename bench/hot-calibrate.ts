@@ -35,7 +35,7 @@ const CACHE = join(ROOT, ".cache", "hot-calibrate");
 interface Row {
   workload: string;
   module: string;
-  coverage: number;
+  coverage: string;
   model: string;
   recall: number;
   missedFunction: string;
@@ -50,7 +50,8 @@ async function main(): Promise<void> {
     options: { only: { type: "string" }, coverage: { type: "string" }, json: { type: "string" }, model: { type: "string" } },
   });
   const only = values.only?.split(",") ?? null;
-  const coverages = (values.coverage ?? "0.9,0.99,0.999").split(",").map(Number);
+  // a share of estimated executed instructions, or "f:X" for everything estimated to run X+ times per entry
+  const coverages = (values.coverage ?? "0.9,0.99,0.999").split(",");
   const models: [string, FrequencyModel][] = [["default", DEFAULT_MODEL]];
   for (const spec of values.model?.split(";") ?? []) {
     // "name:key=value,key=value"
@@ -114,7 +115,8 @@ async function main(): Promise<void> {
       });
       for (const [mname, model] of models) {
         for (const coverage of coverages) {
-          const { hot, summary } = staticHotCode(mod, coverage, model);
+          const rule = coverage.startsWith("f:") ? { minFrequency: Number(coverage.slice(2)) } : { coverage: Number(coverage) };
+          const { hot, summary } = staticHotCode(mod, rule, model);
           let covered = 0;
           let missedShare = 0;
           let missedFunction = "";

@@ -378,7 +378,7 @@ test("balanced on a large module: a result that fails verification is redone on 
     return b.length === baseline ? 1000 : 2000;
   };
   const measures = { gzip: (b: Uint8Array) => b.length, brotli, brotliEstimate: (b: Uint8Array) => b.length };
-  const { binary, report } = optimize(GRAPH, { passes: ["fold-blocks", "outline"], measures, target: "balanced" });
+  const { binary, report } = optimize(GRAPH, { passes: ["fold-blocks", "outline"], measures, target: "balanced", outlineHot: true });
   assert.equal(binary.length, baseline, "nothing the real measure refuses is kept");
   assert.equal(brotli(binary), 1000);
   const names = report.passes.map((p) => `${p.name}:${p.changed && p.kept ? "kept" : "not kept"}`);
@@ -391,7 +391,7 @@ test("balanced on a large module: a result that fails verification is redone on 
 test("balanced on a large module: a failed verification goes back to the last checkpoint that holds, keeps its merge map and reruns only later passes that paid", () => {
   const len = (b: Uint8Array): number => b.length;
   // the module after fold-blocks alone, on the estimate (which is the raw size here)
-  const folded = optimize(GRAPH, { passes: ["fold-blocks"], measures: { gzip: len, brotli: len, brotliEstimate: len }, target: "balanced" }).binary.length;
+  const folded = optimize(GRAPH, { passes: ["fold-blocks"], measures: { gzip: len, brotli: len, brotliEstimate: len }, target: "balanced", outlineHot: true }).binary.length;
   assert.ok(folded < GRAPH.length, "fold-blocks pays on the fixture");
   // the real brotli: anything smaller than that grows tenfold
   const brotli = (b: Uint8Array): number => (b.length < folded ? 10 * b.length : b.length);
@@ -400,6 +400,7 @@ test("balanced on a large module: a failed verification goes back to the last ch
     passes: ["fold-blocks", "cleanup", "outline", "layout"],
     measures: { gzip: len, brotli, brotliEstimate: len },
     target: "balanced",
+    outlineHot: true, // the verification machinery, on a module where hot code pays
     onProgress: (done, total) => steps.push(done, total),
   });
   assert.equal(binary.length, folded, "back to the fold-blocks checkpoint");

@@ -75,7 +75,7 @@ test("entry frequencies follow calls: a callee of a loop is as hot as the loop, 
   assert.equal(i1, t / 2, "an indirect call's frequency is shared by the two functions of its type in the table");
   assert.equal(i2, t / 2);
 
-  const { hot, summary } = staticHotCode(m, 0.9);
+  const { hot, summary } = staticHotCode(m, { coverage: 0.9 });
   assert.ok(hot.isHotFunction(m.functions[0]!), "the loop's callee is hot");
   assert.ok(!hot.isHotFunction(m.functions[1]!), "a function called once outside the loop is not");
   assert.ok(hot.isHotInstruction(m.functions[5]!, 3), "the loop body is hot");

@@ -77,6 +77,9 @@ const UNCONDITIONAL = new Uint8Array(OPS.length);
 for (const n of ["br", "br_table", "return", "unreachable", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"]) {
   UNCONDITIONAL[idOf(n)] = 1;
 }
+/** Instructions that leave the function (a branch to the body's own label). */
+const RETURNS = new Uint8Array(OPS.length);
+for (const n of ["return", "return_call", "return_call_indirect", "return_call_ref"]) RETURNS[idOf(n)] = 1;
 /** Branches that may or may not be taken (br_if, br_on_*): a label in the first immediate word. */
 const CONDITIONAL = new Uint8Array(OPS.length);
 for (let id = 0; id < OPS.length; id++) {
@@ -108,6 +111,8 @@ interface Frame {
   runStart: number;
   /** A conditional branch at this level started the current run (so reaching its end is a choice). */
   split: boolean;
+  /** Some code in the current run branched or returned out of this construct. */
+  escaped: boolean;
 }
 
 /** Local frequencies of one body (see the header). */
@@ -117,34 +122,39 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
   const calls: CallSite[] = [];
   const indirect: CallSite[] = [];
   // the function body is an implicit block
-  const frames: Frame[] = [{ entry: 1, loop: false, isIf: false, hasElse: false, targeted: false, runStart: 0, split: false }];
+  const frames: Frame[] = [{ entry: 1, loop: false, isIf: false, hasElse: false, targeted: false, runStart: 0, split: false, escaped: false }];
   let cur = 1;
   const target = (depth: number): void => {
-    const f = frames[frames.length - 1 - depth];
+    const at = frames.length - 1 - depth;
+    const f = frames[at];
     if (f) f.targeted = true;
+    // the frames inside the target are left (a loop's label is its start, so the loop is not)
+    for (let k = Math.max(at + (f?.loop ? 1 : 0), 0); k < frames.length; k++) frames[k]!.escaped = true;
   };
   for (let i = 0; i < body.count; i++) {
     const op = ops[i]!;
     freq[i] = cur;
     const w = immStart[i]!;
     if (op === BLOCK || op === TRY || op === TRY_TABLE) {
-      frames.push({ entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, runStart: i + 1, split: false });
+      frames.push({ entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, runStart: i + 1, split: false, escaped: false });
     } else if (op === LOOP) {
-      frames.push({ entry: cur, loop: true, isIf: false, hasElse: false, targeted: false, runStart: i + 1, split: false });
+      frames.push({ entry: cur, loop: true, isIf: false, hasElse: false, targeted: false, runStart: i + 1, split: false, escaped: false });
       cur = Math.min(cur * model.loopTrips, CAP);
     } else if (op === IF) {
-      frames.push({ entry: cur, loop: false, isIf: true, hasElse: false, targeted: false, runStart: i + 1, split: false });
+      frames.push({ entry: cur, loop: false, isIf: true, hasElse: false, targeted: false, runStart: i + 1, split: false, escaped: false });
       cur *= model.armShare;
     } else if (op === ELSE) {
       const f = frames[frames.length - 1]!;
       if (cur > 0) f.targeted = true; // the then arm falls through to the end
       f.hasElse = true;
       f.runStart = i + 1;
+      f.escaped = false;
       cur = f.entry * (1 - model.armShare);
     } else if (op === CATCH || op === CATCH_ALL) {
       const f = frames[frames.length - 1]!;
       if (cur > 0) f.targeted = true;
       f.runStart = i + 1;
+      f.escaped = false;
       cur = f.entry * model.coldShare;
     } else if (op === END || op === DELEGATE) {
       const f = frames.pop()!;
@@ -158,7 +168,8 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
       else if (op === CALL_INDIRECT || op === RETURN_CALL_INDIRECT || op === CALL_REF || op === RETURN_CALL_REF) {
         indirect.push({ callee: imm[w]!, freq: cur });
       }
-      if (op === BR || op === BR_IF || CONDITIONAL[op]) {
+      if (RETURNS[op]) target(frames.length - 1);
+      else if (op === BR || op === BR_IF || CONDITIONAL[op]) {
         // br_on_cast(_fail) has its label after the cast flags
         target(imm[w + (OPS[op]!.name.startsWith("br_on_cast") ? 1 : 0)]!);
       } else if (op === BR_TABLE) {
@@ -168,7 +179,7 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
       if (op === UNREACHABLE && cur > 0) {
         // the run that leads here can only trap: a cold path
         const f = frames[frames.length - 1]!;
-        if (f.isIf || f.split) {
+        if ((f.isIf || f.split) && !f.escaped) {
           const scale = model.coldShare / (f.isIf ? (f.hasElse ? 1 - model.armShare : model.armShare) : 1);
           for (let k = f.runStart; k <= i; k++) freq[k]! *= Math.min(scale, 1);
         }
@@ -178,6 +189,7 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
         const f = frames[frames.length - 1]!;
         f.runStart = i + 1;
         f.split = true;
+        f.escaped = false;
       }
     }
   }
@@ -252,36 +264,76 @@ export function moduleFrequency(m: Module, model: FrequencyModel = DEFAULT_MODEL
     return [...l.calls.map((c) => c.callee), ...l.indirect.map((s) => typeNode.get(s.callee)!)];
   };
   const sccs = stronglyConnected(total, succ);
+  /** Calls `fn(w, f)` for every edge v -> w, where f is how often w is entered per entry of v. */
+  const forEachEdge = (v: number, fn: (w: number, f: number) => void): void => {
+    if (v >= n) {
+      const targets = targetsOf.get(types[v - n]!) ?? [];
+      const each = model.indirect === "share" ? 1 / Math.max(targets.length, 1) : 1;
+      for (const g of targets) fn(g, each);
+    } else if (v >= nImp) {
+      const l = local[v - nImp]!;
+      for (const s of l.calls) fn(s.callee, s.freq);
+      for (const s of l.indirect) fn(typeNode.get(s.callee)!, s.freq);
+    }
+  };
 
   const entry = new Float64Array(total);
   for (const f of externalEntries(m)) if (f >= nImp && f < n) entry[f] = 1;
   const comp = new Int32Array(total);
   sccs.forEach((c, k) => c.forEach((v) => (comp[v] = k)));
+  const add = (w: number, x: number): void => void (entry[w] = Math.min(entry[w]! + x, CAP));
   // Tarjan yields components callees-first: walk them callers-first
   for (let k = sccs.length - 1; k >= 0; k--) {
     const c = sccs[k]!;
-    const recursive = c.length > 1 || succ(c[0]!).includes(c[0]!);
-    if (recursive) for (const v of c) entry[v] = Math.min(entry[v]! * model.recursionTrips, CAP);
+    if (c.length > 1 || succ(c[0]!).includes(c[0]!)) {
+      // a recursive component: inside it, along its edges less the back
+      // edges (as through a loop body), then every member recursionTrips times
+      const order = forwardOrder(c, (v) => succ(v).filter((w) => comp[w] === k), (v) => entry[v]! > 0);
+      const rank = new Map(order.map((v, r) => [v, r]));
+      for (const v of order) {
+        const e = entry[v]!;
+        if (e > 0) forEachEdge(v, (w, f) => comp[w] === k && rank.get(w)! > rank.get(v)! && add(w, e * f));
+      }
+      for (const v of c) entry[v] = Math.min(entry[v]! * model.recursionTrips, CAP);
+    }
     for (const v of c) {
       const e = entry[v]!;
-      if (e === 0) continue;
-      if (v >= n) {
-        const targets = targetsOf.get(types[v - n]!) ?? [];
-        const each = model.indirect === "share" ? e / Math.max(targets.length, 1) : e;
-        for (const g of targets) if (comp[g] !== k) entry[g] = Math.min(entry[g]! + each, CAP);
-        continue;
-      }
-      if (v < nImp) continue;
-      const l = local[v - nImp]!;
-      for (const s of l.calls) if (comp[s.callee] !== k) entry[s.callee] = Math.min(entry[s.callee]! + e * s.freq, CAP);
-      for (const s of l.indirect) {
-        const t = typeNode.get(s.callee)!;
-        if (comp[t] !== k) entry[t] = Math.min(entry[t]! + e * s.freq, CAP);
-      }
+      if (e > 0) forEachEdge(v, (w, f) => comp[w] !== k && add(w, e * f));
     }
   }
   for (let f = 0; f < nImp; f++) entry[f] = 0;
   return { entry: entry.slice(0, n), local };
+}
+
+/**
+ * The members of a component in reverse postorder of a depth-first search
+ * that starts from the members `isEntry` accepts (then from the rest, in
+ * order): an edge to a member earlier in the order is a back edge.
+ */
+function forwardOrder(members: readonly number[], succ: (v: number) => readonly number[], isEntry: (v: number) => boolean): number[] {
+  const seen = new Set<number>();
+  const post: number[] = [];
+  const visit = (root: number): void => {
+    if (seen.has(root)) return;
+    seen.add(root);
+    const work: { v: number; edges: readonly number[]; at: number }[] = [{ v: root, edges: succ(root), at: 0 }];
+    while (work.length > 0) {
+      const top = work[work.length - 1]!;
+      if (top.at < top.edges.length) {
+        const w = top.edges[top.at++]!;
+        if (!seen.has(w)) {
+          seen.add(w);
+          work.push({ v: w, edges: succ(w), at: 0 });
+        }
+        continue;
+      }
+      post.push(top.v);
+      work.pop();
+    }
+  };
+  for (const v of members) if (isEntry(v)) visit(v);
+  for (const v of members) visit(v);
+  return post.reverse();
 }
 
 /** Tarjan's algorithm without recursion; components in reverse topological order (a component before those that reach it). */
