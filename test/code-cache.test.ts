@@ -50,7 +50,7 @@ test("the command gives the same output with the cache, without it, with a stale
     const real = readFileSync(cache);
     const run = (label: string, nodeArgs: string[] = []): Buffer => {
       const out = join(dir, `${label}.wasm`);
-      const r = spawnSync(process.execPath, [...nodeArgs, join(cli, "main.js"), INPUT, "-o", out, "--quiet"], { encoding: "utf8" });
+      const r = spawnSync(process.execPath, [...nodeArgs, join(cli, "main.js"), INPUT, "-o", out, "--quiet", "--outline-hot"], { encoding: "utf8" });
       assert.equal(r.status, 0, `${label}: ${r.stderr}`);
       return readFileSync(out);
     };
