@@ -391,7 +391,7 @@ export function renderHtml(r: BenchResults): string {
     card("runtime", s.geomeanSlowdown !== null ? s.geomeanSlowdown.toFixed(3) : "-", `geomean slowdown, optimized / baseline${hasVariants(r) ? ` (${headlineVariant(r.runtime) ?? "-"})` : ""}`),
     ...(s.engineSummary && s.engineSummary.length > 0
       ? s.engineSummary.map((e) =>
-          card(`runtime, ${e.engine} ${e.tiering}`, e.geomean.toFixed(3), `${e.variant}: geomean slowdown of ${e.workloads}; worst ${e.worst.slowdown.ratio.toFixed(3)} ${fmtBounds(e.worst.slowdown)} (${e.worst.workload})`),
+          card(`runtime, ${e.engine} ${e.tiering}`, e.geomean.toFixed(3), `${e.variant}: geomean slowdown over ${e.workloads} workload${e.workloads === 1 ? "" : "s"}; worst ${e.worst.slowdown.ratio.toFixed(3)} ${fmtBounds(e.worst.slowdown)} (${e.worst.workload})`),
         )
       : Object.entries(s.variantSlowdown ?? {})
           .filter(([l]) => l.endsWith("profile-guided"))
