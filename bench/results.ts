@@ -4,6 +4,7 @@
 import type { FeatureInfo } from "./features.js";
 import type { Sizes } from "./sizes.js";
 import type { RatioInterval } from "./stats.js";
+import type { Tiering } from "./engines.js";
 import type { SizeTarget } from "../src/size-target.js";
 
 export interface SizeRatios {
@@ -102,9 +103,38 @@ export interface RuntimeVariant {
   identicalToStatic?: boolean;
   /** Profile-guided rows: what wasm-compact said about the profile (which blocks were hot), per module. */
   profileNotes?: string[];
+  /** An A/A row (--aa): the optimized side is a byte-identical copy of the baseline (target and profileGuided say nothing). */
+  aa?: boolean;
 }
 
-export interface RuntimeResult extends Partial<RuntimeVariant> {
+/** What a runtime row ran under (--engines, --tiering). Absent in results from before those options (the running node, default tiering). */
+export interface RuntimeEngine {
+  /** "node20", "node24". */
+  engine: string;
+  /** That binary's process.version and process.versions.v8. */
+  engineVersion: string;
+  v8: string;
+  /** no-liftoff (node --no-liftoff: optimized code only) or default (V8's default tiering). */
+  tiering: Tiering;
+}
+
+/** One engine x tiering mode x variant of the runtime rows: the geomean of their slowdowns and the worst one. */
+export interface EngineSummary {
+  engine: string;
+  engineVersion: string;
+  v8: string;
+  tiering: Tiering;
+  /** variantLabel: "balanced", "raw, profile-guided", "A/A" ... */
+  variant: string;
+  /** Rows measured (no error). */
+  workloads: number;
+  /** Geometric mean of the slowdown point estimates. */
+  geomean: number;
+  /** The row with the largest slowdown, with its 95 % interval. */
+  worst: { workload: string; slowdown: RatioInterval };
+}
+
+export interface RuntimeResult extends Partial<RuntimeVariant>, Partial<RuntimeEngine> {
   workload: string;
   size: "small" | "big";
   description: string;
@@ -196,8 +226,10 @@ export interface Summary {
    * target without a profile (or, if --runtime-targets leaves it out, the first target given).
    */
   geomeanSlowdown: number | null;
-  /** The same per runtime variant ("raw", "raw, profile-guided" ...; see variantLabel), in the order measured. */
+  /** The same per runtime variant ("raw", "raw, profile-guided", "balanced · node24 default" ...; see rowLabel), in the order measured. */
   variantSlowdown?: Record<string, number>;
+  /** Per engine x tiering mode x variant (absent in results from before --engines): geomean and worst slowdown. */
+  engineSummary?: EngineSummary[];
   /** Geometric mean of ours / baseline per size target (--targets), over the files with a result for it. */
   targetGeomean?: Partial<Record<SizeTarget, SizeRatios>>;
   /** Time ratios (ours / wasm-opt -Oz, of the medians) per --time-targets target, over the files timed under it. */
@@ -232,6 +264,11 @@ export interface BenchResults {
     /** Size targets whose runs were timed against wasm-opt -Oz (--time-targets; absent before that option: the default). */
     timeTargets?: SizeTarget[];
     profileGuided?: boolean;
+    /** The engines the runtime rows ran under (--engines), resolved to binaries, and the tiering modes (--tiering). */
+    engines?: { name: string; version: string; v8: string; source: string }[];
+    tiering?: Tiering[];
+    /** --aa: an A/A row per workload, engine and mode. */
+    aa?: boolean;
   };
   methods: {
     sizes: string;

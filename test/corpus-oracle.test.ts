@@ -10,7 +10,7 @@ import { validateModule } from "../src/analysis/validate.js";
 import { optimize } from "../src/index.js";
 import { corpusEntry } from "./corpus/corpus.js";
 import { brokenPass, findSwapSite, swapConstants } from "./oracle/broken-pass.js";
-import { firstDifference, runWorkload, selectWorkloads, summarize, type WorkloadResult } from "./oracle/run-corpus.js";
+import { firstDifference, formatResult, runWorkload, runWorkloadOnEngines, selectWorkloads, summarize, type WorkloadResult } from "./oracle/run-corpus.js";
 import { findWorkload } from "./oracle/workloads/index.js";
 
 test("firstDifference finds the first differing place, and only real differences", () => {
@@ -73,6 +73,22 @@ test("the oracle reports DIFFERENT when one module computes something else", asy
   assert.match(r.detail ?? "", /^\$\.digests\.md5\.\w+: "[0-9a-f]{32}" vs "[0-9a-f]{32}"$/);
   assert.ok(r.originalMs! > 0 && r.optimizedMs! > 0, "both runs completed");
   assert.equal(summarize([r]).exitCode, 1);
+});
+
+test("with engines, the modules are optimized once and compared under each engine (here the running node twice: tests never fetch)", async () => {
+  const engines = [
+    { name: "first", execPath: process.execPath },
+    { name: "second", execPath: process.execPath },
+  ];
+  const rs = await runWorkloadOnEngines(findWorkload("hash-wasm"), { passes: [brokenPass], modules: ["hash-wasm-md5"], engines });
+  assert.deepEqual(rs.map((r) => [r.engine, r.status]), [["first", "DIFFERENT"], ["second", "DIFFERENT"]]);
+  for (const r of rs) assert.match(r.detail ?? "", /^\$\.digests\.md5\.\w+: /);
+  assert.equal(rs[0]!.modules, rs[1]!.modules, "one optimization for both engines");
+  assert.match(formatResult(rs[1]!), /^DIFFERENT hash-wasm \[second\] /);
+  assert.match(summarize(rs).line, /^2 runs: 0 ok, 2 DIFFERENT, 0 error$/);
+  // runWorkload takes the first engine only
+  const one = await runWorkload(findWorkload("hash-wasm"), { modules: ["hash-wasm-md5"], engines });
+  assert.deepEqual([one.engine, one.status], ["first", "ok"]);
 });
 
 test("the oracle reports DIFFERENT when the optimized modules crash", async () => {

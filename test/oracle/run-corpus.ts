@@ -13,7 +13,9 @@
 //
 // An optimized run that takes more than ten times as long as the original (and
 // over a minute) is stopped and reported DIFFERENT: broken loops do not hang
-// the oracle. Coverage mode instruments the modules instead of optimizing
+// the oracle. With `engines` (node binaries, e.g. the running Node 20 and a
+// Node 24 from bench/engines.ts) the modules are optimized once and both runs
+// happen under each engine, one result per engine. Coverage mode instruments the modules instead of optimizing
 // them and reports which functions each workload runs (coverage.ts).
 
 import { spawn } from "node:child_process";
@@ -54,6 +56,8 @@ export interface ModuleCoverage {
 
 export interface WorkloadResult {
   name: string;
+  /** The engine both runs ran under, when CorpusOptions.engines named one ("node24"); absent: the running node. */
+  engine?: string;
   size: "small" | "big";
   status: Status;
   /** For DIFFERENT and error: what differed or failed. */
@@ -95,6 +99,11 @@ export interface CorpusOptions {
   coverage?: boolean;
   /** Run the original and the optimized run at the same time (default true). */
   parallel?: boolean;
+  /**
+   * Node binaries to run both runs under, each giving its own result (default: the running node, unnamed).
+   * The modules are optimized once.
+   */
+  engines?: readonly { name: string; execPath: string }[];
   /** Time limit per child run, in milliseconds (default 20 minutes). */
   timeoutMs?: number;
   /**
@@ -154,9 +163,9 @@ interface ChildRun {
 }
 
 /** Runs a workload once in a fresh child process with the given module files. */
-function runChild(w: Workload, files: string[], resultFile: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): ChildRun {
+function runChild(w: Workload, files: string[], resultFile: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env, execPath = process.execPath): ChildRun {
   const started = performance.now();
-  const child = spawn(process.execPath, [...(w.nodeOptions ?? []), CHILD, w.name, resultFile, ...files], {
+  const child = spawn(execPath, [...(w.nodeOptions ?? []), CHILD, w.name, resultFile, ...files], {
     stdio: ["ignore", "pipe", "pipe"],
     env,
   });
@@ -216,14 +225,22 @@ function describeError(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
 
-/** Optimizes, runs and compares one workload. */
+/** Optimizes, runs and compares one workload (under the first of `options.engines`, or the running node). */
 export async function runWorkload(w: Workload, options: CorpusOptions = {}): Promise<WorkloadResult> {
+  return (await runWorkloadOnEngines(w, { ...options, ...(options.engines ? { engines: options.engines.slice(0, 1) } : {}) }))[0]!;
+}
+
+/** Optimizes one workload's modules once, then runs and compares them under each engine: one result per engine. */
+export async function runWorkloadOnEngines(w: Workload, options: CorpusOptions = {}): Promise<WorkloadResult[]> {
   const t0 = performance.now();
   const passes = options.passes ?? [];
   const timeoutMs = options.timeoutMs ?? 20 * 60 * 1000;
   const modules: ModuleResult[] = [];
+  const engines = options.engines && options.engines.length > 0 ? options.engines : [null];
+  let engine: { name: string; execPath: string } | null = null;
   const done = (status: Status, detail?: string, extra: Partial<WorkloadResult> = {}): WorkloadResult => ({
     name: w.name,
+    ...(engine ? { engine: engine.name } : {}),
     size: w.size,
     status,
     ...(detail !== undefined ? { detail } : {}),
@@ -236,7 +253,7 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
   try {
     originals = w.wasm();
   } catch (e) {
-    return done("error", `could not get the original modules: ${describeError(e)}`);
+    return [done("error", `could not get the original modules: ${describeError(e)}`)];
   }
   const dir = new TempDir(`oracle-${w.name.replace(/[^\w.-]/g, "_")}`);
   try {
@@ -256,7 +273,7 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
         } else binary = optimize(m.bytes, { passes, ...(options.target ?? {}) }).binary;
       } catch (e) {
         modules.push({ name: m.name, before: m.bytes.length, after: m.bytes.length, unchanged: true, optimizeMs: performance.now() - t });
-        return done("error", `${options.coverage ? "instrumenting" : "optimizing"} ${m.name} failed: ${describeError(e)}`);
+        return [done("error", `${options.coverage ? "instrumenting" : "optimizing"} ${m.name} failed: ${describeError(e)}`)];
       }
       const unchanged = binary.length === m.bytes.length && Buffer.compare(Buffer.from(binary), Buffer.from(m.bytes)) === 0;
       modules.push({ name: m.name, before: m.bytes.length, after: binary.length, unchanged, optimizeMs: performance.now() - t });
@@ -265,57 +282,65 @@ export async function runWorkload(w: Workload, options: CorpusOptions = {}): Pro
     }
 
     const factor = options.slowdownFactor ?? 10;
-    const limitOptimized = (run: ChildRun, orig: RunOutcome): void => {
-      if (!orig.result.ok) return;
-      const ms = slowdownLimit(orig.result.ms, factor);
-      run.limitTo(ms, `was stopped after ${(ms / 1000).toFixed(0)} s, more than ${factor} times the original run's ${(orig.result.ms / 1000).toFixed(1)} s (or a minute)`);
-    };
-    const coverageDir = dir.file("coverage");
-    let optEnv = process.env;
-    if (options.coverage) {
-      mkdirSync(coverageDir);
-      const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --import=${COVERAGE_HOOK}`.trim();
-      optEnv = { ...process.env, NODE_OPTIONS: nodeOptions, [COVERAGE_DIR_ENV]: coverageDir };
-    }
-    let orig: RunOutcome;
-    let opt: RunOutcome;
-    if (options.parallel ?? true) {
-      const o = runChild(w, origFiles, dir.file("original.json"), timeoutMs);
-      const p = runChild(w, optFiles, dir.file("optimized.json"), timeoutMs, optEnv);
-      orig = await o.done;
-      limitOptimized(p, orig);
-      opt = await p.done;
-    } else {
-      orig = await runChild(w, origFiles, dir.file("original.json"), timeoutMs).done;
-      const p = runChild(w, optFiles, dir.file("optimized.json"), timeoutMs, optEnv);
-      limitOptimized(p, orig);
-      opt = await p.done;
-    }
-    const extra: Partial<WorkloadResult> = { originalMs: orig.result.ms, optimizedMs: opt.result.ms, originalCpuMs: orig.result.cpuMs, optimizedCpuMs: opt.result.cpuMs };
-    if (options.coverage) {
-      const executed = await readCoverageFolder(coverageDir);
-      extra.coverage = originals.map((m, i) => {
-        const sizes = bodySizes[i] ?? [];
-        const ran = executed[String(i)] ?? null;
-        return {
-          name: m.name,
-          functions: sizes.length,
-          executed: ran ? ran.length : null,
-          codeBytes: sizes.reduce((a, b) => a + b, 0),
-          executedCodeBytes: ran ? ran.reduce((a, f) => a + (sizes[f] ?? 0), 0) : null,
-        };
-      });
-    }
+    const compare = async (k: number, execPath: string): Promise<WorkloadResult> => {
+      const limitOptimized = (run: ChildRun, orig: RunOutcome): void => {
+        if (!orig.result.ok) return;
+        const ms = slowdownLimit(orig.result.ms, factor);
+        run.limitTo(ms, `was stopped after ${(ms / 1000).toFixed(0)} s, more than ${factor} times the original run's ${(orig.result.ms / 1000).toFixed(1)} s (or a minute)`);
+      };
+      const coverageDir = dir.file(`coverage-${k}`);
+      let optEnv = process.env;
+      if (options.coverage) {
+        mkdirSync(coverageDir);
+        const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --import=${COVERAGE_HOOK}`.trim();
+        optEnv = { ...process.env, NODE_OPTIONS: nodeOptions, [COVERAGE_DIR_ENV]: coverageDir };
+      }
+      let orig: RunOutcome;
+      let opt: RunOutcome;
+      if (options.parallel ?? true) {
+        const o = runChild(w, origFiles, dir.file(`original-${k}.json`), timeoutMs, process.env, execPath);
+        const p = runChild(w, optFiles, dir.file(`optimized-${k}.json`), timeoutMs, optEnv, execPath);
+        orig = await o.done;
+        limitOptimized(p, orig);
+        opt = await p.done;
+      } else {
+        orig = await runChild(w, origFiles, dir.file(`original-${k}.json`), timeoutMs, process.env, execPath).done;
+        const p = runChild(w, optFiles, dir.file(`optimized-${k}.json`), timeoutMs, optEnv, execPath);
+        limitOptimized(p, orig);
+        opt = await p.done;
+      }
+      const extra: Partial<WorkloadResult> = { originalMs: orig.result.ms, optimizedMs: opt.result.ms, originalCpuMs: orig.result.cpuMs, optimizedCpuMs: opt.result.cpuMs };
+      if (options.coverage) {
+        const executed = await readCoverageFolder(coverageDir);
+        extra.coverage = originals.map((m, i) => {
+          const sizes = bodySizes[i] ?? [];
+          const ran = executed[String(i)] ?? null;
+          return {
+            name: m.name,
+            functions: sizes.length,
+            executed: ran ? ran.length : null,
+            codeBytes: sizes.reduce((a, b) => a + b, 0),
+            executedCodeBytes: ran ? ran.reduce((a, f) => a + (sizes[f] ?? 0), 0) : null,
+          };
+        });
+      }
 
-    if (!orig.result.ok) return done("error", `the run with the original modules failed: ${orig.result.error}`, extra);
-    if (orig.result.problems.length > 0) {
-      return done("error", `cross-check failed with the original modules (the workload is wrong): ${orig.result.problems.join("; ")}`, extra);
+      if (!orig.result.ok) return done("error", `the run with the original modules failed: ${orig.result.error}`, extra);
+      if (orig.result.problems.length > 0) {
+        return done("error", `cross-check failed with the original modules (the workload is wrong): ${orig.result.problems.join("; ")}`, extra);
+      }
+      if (!opt.result.ok) return done("DIFFERENT", `the run with the optimized modules failed: ${opt.result.error}`, extra);
+      const diff = firstDifference(orig.result.output, opt.result.output);
+      if (diff) return done("DIFFERENT", diff, extra);
+      if (opt.result.problems.length > 0) return done("DIFFERENT", `cross-check failed with the optimized modules: ${opt.result.problems.join("; ")}`, extra);
+      return done("ok", undefined, extra);
+    };
+    const results: WorkloadResult[] = [];
+    for (const [k, e] of engines.entries()) {
+      engine = e;
+      results.push(await compare(k, e?.execPath ?? process.execPath));
     }
-    if (!opt.result.ok) return done("DIFFERENT", `the run with the optimized modules failed: ${opt.result.error}`, extra);
-    const diff = firstDifference(orig.result.output, opt.result.output);
-    if (diff) return done("DIFFERENT", diff, extra);
-    if (opt.result.problems.length > 0) return done("DIFFERENT", `cross-check failed with the optimized modules: ${opt.result.problems.join("; ")}`, extra);
-    return done("ok", undefined, extra);
+    return results;
   } finally {
     dir.remove();
   }
@@ -326,9 +351,10 @@ export async function runCorpus(options: CorpusOptions = {}): Promise<WorkloadRe
   const results: WorkloadResult[] = [];
   for (const w of selectWorkloads(options)) {
     options.onStart?.(w);
-    const r = await runWorkload(w, options);
-    results.push(r);
-    options.onResult?.(r);
+    for (const r of await runWorkloadOnEngines(w, options)) {
+      results.push(r);
+      options.onResult?.(r);
+    }
   }
   return results;
 }
@@ -343,7 +369,7 @@ export function formatResult(r: WorkloadResult): string {
   const after = r.modules.reduce((s, m) => s + m.after, 0);
   const unchanged = r.modules.filter((m) => m.unchanged).length;
   const mods = `${r.modules.length} module${r.modules.length === 1 ? "" : "s"} ${before} -> ${after} B${unchanged === r.modules.length && r.modules.length > 0 ? " (bytes unchanged)" : ""}`;
-  const head = `${r.status.padEnd(9)} ${r.name.padEnd(16)} ${mods}; runs ${seconds(r.originalMs)} / ${seconds(r.optimizedMs)} (cpu ${seconds(r.originalCpuMs)} / ${seconds(r.optimizedCpuMs)}), total ${seconds(r.totalMs)}`;
+  const head = `${r.status.padEnd(9)} ${(r.engine ? `${r.name} [${r.engine}]` : r.name).padEnd(16)} ${mods}; runs ${seconds(r.originalMs)} / ${seconds(r.optimizedMs)} (cpu ${seconds(r.originalCpuMs)} / ${seconds(r.optimizedCpuMs)}), total ${seconds(r.totalMs)}`;
   const cov = r.coverage
     ? `; functions run: ${r.coverage
         .map((c) =>
@@ -363,7 +389,7 @@ export function summarize(results: readonly WorkloadResult[]): { line: string; e
   const diff = count("DIFFERENT");
   const err = count("error");
   return {
-    line: `${results.length} workload${results.length === 1 ? "" : "s"}: ${ok} ok, ${diff} DIFFERENT, ${err} error`,
+    line: `${results.length} ${results.some((r) => r.engine !== undefined) ? "run" : "workload"}${results.length === 1 ? "" : "s"}: ${ok} ok, ${diff} DIFFERENT, ${err} error`,
     exitCode: diff + err > 0 ? 1 : 0,
   };
 }
