@@ -5,7 +5,9 @@
 //   2. run the passes in order; after each pass that changed something, write
 //      the module and measure it; a pass that made it larger is undone
 //      (unless it is marked mayGrow: an enabling pass for later ones);
-//   3. validate the output bytes (InternalError if they do not validate);
+//   3. validate the output bytes (InternalError if they do not validate),
+//      and check that they use no feature the input neither used nor
+//      declared unless the options enabled it (InternalError otherwise);
 //   4. identity rule: if the result is larger than the input, return the input.
 //
 // Platform-neutral: Uint8Array in and out, no Node APIs.
@@ -493,10 +495,6 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   if (unallowed.length > 0) {
     throw new InternalError(`the optimized module uses ${unallowed.join(", ")}, which the input neither uses nor declares and the options do not enable`);
   }
-  if (added.length > 0) {
-    const why = (f: WasmFeature): string => (inputFeatures.declared.has(f) ? "declared in its target_features section" : "enabled");
-    notes.push(`features: the output uses ${added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
-  }
 
   // 6. Identity rule.
   let binary = current;
@@ -505,6 +503,10 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     notes.push(`the rewritten module (${current.length} bytes) was larger than the input (${bytes.length} bytes); returned the input unchanged`);
     binary = bytes.slice();
     keptInput = true;
+  }
+  if (added.length > 0 && !keptInput) {
+    const why = (f: WasmFeature): string => (inputFeatures.declared.has(f) ? "declared in the input's target_features section" : "enabled");
+    notes.push(`features: the output uses ${added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
   }
   const outputSections = keptInput ? inputSections : scanSections(binary);
   timings.totalMs = ms(now() - tStart);
