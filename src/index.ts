@@ -18,6 +18,10 @@ export { SizeJudge, SIZE_TARGETS, type SizeMeasures, type SizeTarget } from "./s
 export { WasmDecodeError, WasmValidationError } from "./binary/errors.js";
 export { VERSION } from "./version.js";
 export type { HotCode, PassOptions } from "./passes/pass.js";
+// Feature discipline: names, what a module uses and declares, what passes may add.
+export { WASM_FEATURES, featureByName, type WasmFeature } from "./analysis/feature-names.js";
+export { declaredFeatures, usedFeatures } from "./analysis/feature-use.js";
+export { mayIntroduce, type FeatureChoices } from "./passes/features.js";
 // Profile-guided mode: instrument, turn counts into a profile, decide what is hot.
 export { instrument, COUNTER_EXPORT, COUNT_EXPORT, type InstrumentOptions, type InstrumentResult } from "./profile/instrument.js";
 export { MAP_SECTION, decodeProfileMap, type ProfileMap } from "./profile/profile-map.js";

@@ -5,7 +5,9 @@
 //   2. run the passes in order; after each pass that changed something, write
 //      the module and measure it; a pass that made it larger is undone
 //      (unless it is marked mayGrow: an enabling pass for later ones);
-//   3. validate the output bytes (InternalError if they do not validate);
+//   3. validate the output bytes (InternalError if they do not validate),
+//      and check that they use no feature the input neither used nor
+//      declared unless the options enabled it (InternalError otherwise);
 //   4. identity rule: if the result is larger than the input, return the input.
 //
 // Platform-neutral: Uint8Array in and out, no Node APIs.
@@ -15,10 +17,13 @@ import { writeModule } from "./binary/writer.js";
 import { WasmDecodeError, WasmValidationError } from "./binary/errors.js";
 import { validateModule } from "./analysis/validate.js";
 import type { Module } from "./ir/module.js";
+import type { FeatureUse } from "./analysis/feature-use.js";
 import type { HotCode, Pass, PassContext, PassResult } from "./passes/pass.js";
 import { newOrigin, resolveMergeMap, type MergeMapEntry } from "./passes/merge-map.js";
 import { resolvePasses } from "./passes/registry.js";
-import type { FeatureChoices } from "./passes/features.js";
+import { normalizeChoices, type FeatureChoices } from "./passes/features.js";
+import { featureUse, usedFeatures } from "./analysis/feature-use.js";
+import { sortFeatures, type WasmFeature } from "./analysis/feature-names.js";
 import { InternalError, UsageError } from "./errors.js";
 import { scanSections, sectionBytes, type PassReport, type Report } from "./report.js";
 import { VERSION } from "./version.js";
@@ -68,9 +73,10 @@ export interface OptimizeOptions {
   /** Share of executed instructions the hot code covers, 0..1 (default 0.99; see profile/hot-code.ts). */
   hotThreshold?: number;
   /**
-   * Features passes may add to a module that does not use them yet (see
-   * passes/features.ts): by default tail calls only where the input has
-   * them, multi-value results everywhere.
+   * Features passes may add (true) or must not add (false), by wasm-opt's
+   * name (`multivalue`, `tail-call`, ...; see passes/features.ts). A feature
+   * not named here may be added only where the input uses it or declares
+   * it in its target_features section. An unknown name throws UsageError.
    */
   features?: FeatureChoices;
   /**
@@ -232,6 +238,7 @@ function portfolio(bytes: Uint8Array, options: OptimizeOptions, brotli: (b: Uint
 }
 
 function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResult {
+  const featureChoices = normalizeChoices(options.features ?? {});
   const measures = options.measures ?? {};
   const target: SizeTarget = options.target ?? (measures.gzip && measures.brotli ? "balanced" : "raw");
   const passes = resolvePasses(options.passes, target);
@@ -277,6 +284,14 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     validateModule(m);
     timings.validateInputMs = ms(now() - t);
     endPhase();
+  }
+  // What the input needs and declares, before any pass: passes may add a
+  // feature only where it is in here or the user enabled it.
+  let inputFeatures: FeatureUse;
+  try {
+    inputFeatures = featureUse(m);
+  } catch (e) {
+    blame(e, "scanning the input's features failed");
   }
 
   // 2. Write once to get the baseline every pass is measured against.
@@ -339,7 +354,8 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   const checkpoints: Checkpoint[] = [];
   const sharedOptions = {
     ...(hot ? { hot } : {}),
-    ...(options.features ? { features: options.features } : {}),
+    features: featureChoices,
+    inputFeatures,
     ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
   };
   /** Runs one pass with `passJudge` deciding, keeps or undoes it, and reports it; true if it changed the module and was kept. */
@@ -458,11 +474,12 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   timings.passesMs = ms(now() - tPasses);
 
   // 4. Validate the bytes we are about to return.
+  let output: Module | null = null;
   if (validate) {
     startPhase("validate output");
     t = now();
     try {
-      readAndValidate(current);
+      output = readAndValidate(current);
     } catch (e) {
       const last = passReports.filter((p) => p.changed && p.kept).map((p) => p.name);
       const by = last.length > 0 ? ` (passes that changed it: ${last.join(", ")})` : "";
@@ -472,14 +489,35 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     endPhase();
   }
 
-  // 5. Identity rule.
+  // 5. No new features: whatever the output uses beyond the input was allowed.
   const notes: string[] = [...runNotes];
+  let outputFeatures: Set<WasmFeature>;
+  try {
+    if (!output) {
+      output = readModule(current);
+      decodeAllBodies(output);
+    }
+    outputFeatures = usedFeatures(output);
+  } catch (e) {
+    blame(e, "scanning the output's features failed");
+  }
+  const added = sortFeatures([...outputFeatures].filter((f) => !inputFeatures.used.has(f)));
+  const unallowed = added.filter((f) => !inputFeatures.declared.has(f) && featureChoices[f] !== true);
+  if (unallowed.length > 0) {
+    throw new InternalError(`the optimized module uses ${unallowed.join(", ")}, which the input neither uses nor declares and the options do not enable`);
+  }
+
+  // 6. Identity rule.
   let binary = current;
   let keptInput = false;
   if (current.length > bytes.length) {
     notes.push(`the rewritten module (${current.length} bytes) was larger than the input (${bytes.length} bytes); returned the input unchanged`);
     binary = bytes.slice();
     keptInput = true;
+  }
+  if (added.length > 0 && !keptInput) {
+    const why = (f: WasmFeature): string => (inputFeatures.declared.has(f) ? "declared in the input's target_features section" : "enabled");
+    notes.push(`features: the output uses ${added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
   }
   const outputSections = keptInput ? inputSections : scanSections(binary);
   timings.totalMs = ms(now() - tStart);
@@ -498,6 +536,11 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     passes: passReports,
     validated: { input: validate, output: validate },
     keptInput,
+    features: {
+      input: sortFeatures(inputFeatures.used),
+      declared: sortFeatures(inputFeatures.declared),
+      output: keptInput ? sortFeatures(inputFeatures.used) : sortFeatures(outputFeatures),
+    },
     mergeMap: keptInput ? [] : resolveMergeMap(m, mapEntries),
     notes,
     timings,

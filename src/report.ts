@@ -5,6 +5,7 @@
 
 import { ByteReader } from "./binary/bytes.js";
 import type { MergeMapEntry } from "./passes/merge-map.js";
+import type { WasmFeature } from "./analysis/feature-names.js";
 
 const SECTION_NAMES = [
   "custom", "type", "import", "function", "table", "memory", "global", "export",
@@ -57,6 +58,13 @@ export interface Report {
   validated: { input: boolean; output: boolean };
   /** True if the optimized module was larger than the input and the input was returned unchanged. */
   keptInput: boolean;
+  /**
+   * WebAssembly features by wasm-opt's names (`multivalue`, `tail-call` ...):
+   * what the input uses, what its target_features section declares, and what
+   * the output uses. The output uses nothing beyond the input's used and
+   * declared features unless the `features` option enabled it.
+   */
+  features: { input: WasmFeature[]; declared: WasmFeature[]; output: WasmFeature[] };
   /**
    * What became of every folded or merged function of the input, and which
    * new functions hold code extracted from a function (by input index and

@@ -329,6 +329,23 @@ test("usage: an empty name in --passes", () => {
   rmSync(dir, { recursive: true });
 });
 
+test("usage: an unknown feature, or one both enabled and disabled", () => {
+  const { dir, input, output } = withInput(VALID);
+  assertUsage(cli([input, "-o", output, "--enable", "multivalue,warp-drive"]), /--enable: unknown feature "warp-drive" \(use .*tail-call.*multivalue/);
+  assertUsage(cli([input, "-o", output, "--disable", "simd9"]), /--disable: unknown feature "simd9"/);
+  assertUsage(cli([input, "-o", output, "--enable", "multi-value", "--disable", "multivalue"]), /feature multivalue is both enabled and disabled/);
+  assertUntouched(dir, ["in.wasm"], { path: input, bytes: VALID });
+  rmSync(dir, { recursive: true });
+});
+
+test("--enable and --disable take wasm-opt's and LLVM's names; the report lists the features", () => {
+  const { dir, input, output } = withInput(VALID);
+  const r = cli([input, "-o", output, "--target", "raw", "--enable", "multi-value,simd128,reference-types", "--disable", "tail-call", "--json", "-"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).features, { input: [], declared: [], output: [] });
+  rmSync(dir, { recursive: true });
+});
+
 test("usage: -o naming the input itself is refused and the input is not touched", () => {
   const { dir, input } = withInput(VALID);
   assertUsage(cli([input, "-o", input]), /is the input file/);

@@ -13,7 +13,8 @@ import { formatSizeTable, type Report } from "../report.js";
 import { DEFAULT_PIPELINE, listPasses, resolvePasses } from "../passes/registry.js";
 import { UnknownPassError, UsageError } from "../errors.js";
 import { SIZE_TARGETS, type SizeTarget } from "../size-target.js";
-import type { FeatureChoices, IntroducibleFeature } from "../passes/features.js";
+import type { FeatureChoices } from "../passes/features.js";
+import { WASM_FEATURES, featureByName, type WasmFeature } from "../analysis/feature-names.js";
 import { parallelNodeMeasures } from "./compress-pool.js";
 import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
 import { VERSION } from "../version.js";
@@ -82,10 +83,13 @@ options:
                       as loops and what they call (with --profile, the
                       profile decides). Smaller, but hot code may run much
                       slower. (--outline-loops is the old name.)
-      --enable LIST   features passes may add although IN.wasm does not use
-                      them: tail-call (outlined tails and thunks end in
-                      return_call), multi-value (on by default)
-      --disable LIST  features passes must not add: multi-value
+      --enable LIST   features passes may add although IN.wasm neither uses
+                      them nor declares them in its target_features section,
+                      by wasm-opt's names: multivalue (outlined code returns
+                      several values), tail-call (tails and thunks end in
+                      return_call); every other feature name is accepted too
+      --disable LIST  features passes must not add, even where IN.wasm uses
+                      or declares them
       --checked       validate after every pass (slower; names a pass that
                       produced an invalid module)
       --no-validate   do not validate the input and the output
@@ -383,18 +387,14 @@ export function runSafely(argv: readonly string[], io: CliIO): number {
   }
 }
 
-const FEATURES: readonly IntroducibleFeature[] = ["tail-call", "multi-value"];
-
-/** `--enable a,b` and `--disable c` as feature choices; a feature in both is a usage error. */
+/** `--enable a,b` and `--disable c` as feature choices by canonical name; a feature in both is a usage error. */
 function parseFeatures(enable: string | undefined, disable: string | undefined): FeatureChoices {
-  const choices: FeatureChoices = {};
+  const choices: Partial<Record<WasmFeature, boolean>> = {};
   const take = (flag: string, list: string | undefined, value: boolean): void => {
     if (list === undefined) return;
     for (const name of list.split(",").map((s) => s.trim())) {
-      if (!(FEATURES as readonly string[]).includes(name)) {
-        throw new UsageError(`--${flag}: unknown feature "${name}" (use ${FEATURES.join(", ")})`);
-      }
-      const f = name as IntroducibleFeature;
+      const f = featureByName(name);
+      if (!f) throw new UsageError(`--${flag}: unknown feature "${name}" (use ${WASM_FEATURES.join(", ")})`);
       if (choices[f] !== undefined && choices[f] !== value) throw new UsageError(`feature ${f} is both enabled and disabled`);
       choices[f] = value;
     }

@@ -1,55 +1,55 @@
-// Which Wasm features a pass may introduce. A pass must not make the output
-// need an engine feature the input did not need, unless the user allowed it:
-// the output has to run wherever the input ran.
-//   tail-call    return_call for thunks and outlined tails: only when the
-//                module already uses tail calls, or the user enables it.
-//   multi-value  functions with several results (outlined code that writes
-//                several live locals): allowed by default, since every
-//                engine has shipped it since 2020 and Binaryen's default
-//                feature set includes it; the user can forbid it.
+// Which WebAssembly features a pass may introduce. The output must run
+// wherever the input ran, so a pass adds code that needs a feature only when
+// the input already uses it or declares it in its target_features section,
+// or the user enabled it (`--enable`, the `features` option). Passes ask
+// `mayIntroduce` before they add:
+//   multivalue   functions or blocks with several results (outline, fold-blocks)
+//   tail-call    return_call in thunks and outlined or folded tails
+// Nothing else a pass adds needs a feature: merge-functions appends slots to
+// table 0 (or creates table 0) with an MVP element segment and calls them
+// with call_indirect on table 0; new parameters are numbers or types the
+// input already has; no pass adds a second table, a typed select, a
+// passive segment or a global that crosses the module boundary. The
+// pipeline checks the output (report.features) and fails if one slipped in.
 
-import { OPS } from "../binary/opcodes/index.js";
-import { decodeFunctionBody } from "../binary/reader.js";
+import { featureUse, type FeatureUse } from "../analysis/feature-use.js";
+import { WASM_FEATURES, featureByName, type WasmFeature } from "../analysis/feature-names.js";
+import { UsageError } from "../errors.js";
 import type { Module } from "../ir/module.js";
 import type { PassOptions } from "./pass.js";
 
-export type IntroducibleFeature = "tail-call" | "multi-value";
+/**
+ * User choices by feature name (wasm-opt's spelling or an alias such as
+ * `multi-value`): true allows, false forbids, absent: allowed iff the input
+ * uses or declares it.
+ */
+export type FeatureChoices = Readonly<Record<string, boolean>>;
 
-/** User choices: true allows, false forbids, absent takes the default above. */
-export type FeatureChoices = Partial<Record<IntroducibleFeature, boolean>>;
-
-const tailCallOps = OPS.filter((d) => d.feature === "tail-call").map((d) => d.id!);
-
-// Answers per module object: the scan decodes every body, and four passes ask.
-// Passes only add tail calls where they may, so an answer stays right for the
-// module as it changes (a "yes" that cleanup makes stale still describes the
-// engine the input needed).
-const tailCallsUsed = new WeakMap<Module, boolean>();
-
-function usesTailCalls(m: Module): boolean {
-  let used = tailCallsUsed.get(m);
-  if (used === undefined) {
-    used = false;
-    // typed-array indexOf per op: a native scan, where a loop over every
-    // instruction runs in the interpreter (this runs once per module)
-    scan: for (const f of m.functions) {
-      const b = f.body ?? decodeFunctionBody(m, f);
-      for (const op of tailCallOps) {
-        const at = b.ops.indexOf(op);
-        if (at >= 0 && at < b.count) {
-          used = true;
-          break scan;
-        }
-      }
-    }
-    tailCallsUsed.set(m, used);
+/** The choices by canonical name; throws UsageError for a name that is no feature, or one both enabled and disabled. */
+export function normalizeChoices(choices: FeatureChoices): Partial<Record<WasmFeature, boolean>> {
+  const out: Partial<Record<WasmFeature, boolean>> = {};
+  for (const [name, value] of Object.entries(choices)) {
+    const f = featureByName(name);
+    if (!f) throw new UsageError(`unknown feature "${name}" (use ${WASM_FEATURES.join(", ")})`);
+    if (out[f] !== undefined && out[f] !== value) throw new UsageError(`feature ${f} is both enabled and disabled`);
+    out[f] = value;
   }
-  return used;
+  return out;
 }
 
+// For passes run outside the pipeline (tests, other tools), which gives
+// inputFeatures: the answer for a module object. Passes add only features
+// they may, so an answer stays right as the module changes.
+const useOf = new WeakMap<Module, FeatureUse>();
+
 /** May a pass add code that needs `feature` to this module? */
-export function mayIntroduce(m: Module, options: PassOptions | undefined, feature: IntroducibleFeature): boolean {
+export function mayIntroduce(m: Module, options: PassOptions | undefined, feature: WasmFeature): boolean {
   const choice = options?.features?.[feature];
-  if (choice !== undefined) return choice || (feature === "tail-call" && usesTailCalls(m));
-  return feature === "multi-value" ? true : usesTailCalls(m);
+  if (choice !== undefined) return choice;
+  let use = options?.inputFeatures;
+  if (!use) {
+    use = useOf.get(m) ?? featureUse(m);
+    useOf.set(m, use);
+  }
+  return use.used.has(feature) || use.declared.has(feature);
 }

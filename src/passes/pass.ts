@@ -6,7 +6,8 @@ import type { Module } from "../ir/module.js";
 import type { MergeMapEntry } from "./merge-map.js";
 import type { SizeJudge } from "../size-target.js";
 import type { Func } from "../ir/module.js";
-import type { FeatureChoices } from "./features.js";
+import type { FeatureUse } from "../analysis/feature-use.js";
+import type { WasmFeature } from "../analysis/feature-names.js";
 
 /**
  * What a profile says is hot (profile-guided mode, `--profile FILE`).
@@ -30,8 +31,10 @@ export interface PassOptions {
   judge?: SizeJudge;
   /** Hot code from a profile (absent: no profile, every function may be rewritten). */
   hot?: HotCode;
-  /** Features passes may introduce (see features.ts; ask through mayIntroduce). */
-  features?: FeatureChoices;
+  /** The user's feature choices by canonical name: true allows a feature, false forbids it (see features.ts; ask through mayIntroduce). */
+  features?: Partial<Record<WasmFeature, boolean>>;
+  /** What the input uses and declares, found once on the module as read (absent: mayIntroduce scans the module it is given). */
+  inputFeatures?: FeatureUse;
 }
 
 export interface PassContext {

@@ -24,7 +24,12 @@ export interface ExternalResult {
 interface Request {
   id: number;
   bytes: Uint8Array;
+  /** wabt only: the feature flags to read and validate with (default: all of WABT_FEATURES). */
+  features?: WabtFeatures;
 }
+
+/** wabt's feature flags by its own names (sign_extension, multi_value ...). */
+export type WabtFeatures = Readonly<Record<string, boolean>>;
 
 interface Reply {
   id: number;
@@ -36,7 +41,7 @@ interface Reply {
 }
 
 // Every feature flag wabt's JS API accepts.
-const WABT_FEATURES = {
+export const WABT_FEATURES = {
   exceptions: true,
   mutable_globals: true,
   sat_float_to_int: true,
@@ -54,11 +59,12 @@ const WABT_FEATURES = {
   memory64: true,
   extended_const: true,
   relaxed_simd: true,
+  multi_memory: true,
 } as const;
 
 // ---------------------------------------------------------------- worker side
 
-type Validator = (bytes: Uint8Array) => { ok: boolean; error: string | null; fatal: boolean };
+type Validator = (bytes: Uint8Array, features?: WabtFeatures) => { ok: boolean; error: string | null; fatal: boolean };
 
 async function makeBinaryen(): Promise<Validator> {
   // Binaryen prints validation errors through console.log/console.error,
@@ -90,11 +96,12 @@ async function makeBinaryen(): Promise<Validator> {
 
 async function makeWabt(): Promise<Validator> {
   const wabt = await (await import("wabt")).default();
-  return (bytes) => {
+  return (bytes, features = WABT_FEATURES) => {
     let mod: ReturnType<typeof wabt.readWasm> | null = null;
     try {
-      mod = wabt.readWasm(bytes, { readDebugNames: false, ...WABT_FEATURES });
-      mod.validate();
+      mod = wabt.readWasm(bytes, { readDebugNames: false, ...features });
+      // without its own flags, validate() checks under wabt's defaults (multi-value on, among others)
+      (mod as unknown as { validate(f: WabtFeatures): void }).validate(features);
       return { ok: true, error: null, fatal: false };
     } catch (e) {
       return { ok: false, error: "wabt: " + clip(e instanceof Error ? e.message : String(e)), fatal: false };
@@ -114,7 +121,7 @@ async function workerMain(tool: Tool): Promise<void> {
   const validate = tool === "binaryen" ? await makeBinaryen() : await makeWabt();
   port.on("message", (req: Request) => {
     const t0 = performance.now();
-    const r = validate(req.bytes);
+    const r = validate(req.bytes, req.features);
     const reply: Reply = { id: req.id, ok: r.ok, error: r.error, ms: performance.now() - t0, fatal: r.fatal };
     port.postMessage(reply);
     if (r.fatal) process.exit(0);
@@ -165,7 +172,7 @@ class ToolWorker {
     if (this.pending.size === 0) this.worker?.unref();
   }
 
-  validate(bytes: Uint8Array): Promise<ExternalResult> {
+  validate(bytes: Uint8Array, features?: WabtFeatures): Promise<ExternalResult> {
     if (!this.worker) this.worker = this.start();
     const w = this.worker;
     w.ref();
@@ -173,7 +180,7 @@ class ToolWorker {
     const copy = bytes.slice();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      w.postMessage({ id, bytes: copy } satisfies Request, [copy.buffer]);
+      w.postMessage({ id, bytes: copy, ...(features ? { features } : {}) } satisfies Request, [copy.buffer]);
     });
   }
 
@@ -186,14 +193,14 @@ class ToolWorker {
 
 const workers = new Map<Tool, ToolWorker>();
 
-/** Parses and validates `bytes` with `tool` in a worker thread. */
-export function validateWith(tool: Tool, bytes: Uint8Array): Promise<ExternalResult> {
+/** Parses and validates `bytes` with `tool` in a worker thread (wabt: with these feature flags, default all). */
+export function validateWith(tool: Tool, bytes: Uint8Array, wabtFeatures?: WabtFeatures): Promise<ExternalResult> {
   let w = workers.get(tool);
   if (!w) {
     w = new ToolWorker(tool);
     workers.set(tool, w);
   }
-  return w.validate(bytes);
+  return w.validate(bytes, tool === "wabt" ? wabtFeatures : undefined);
 }
 
 /** Stops the worker threads. */

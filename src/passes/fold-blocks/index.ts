@@ -50,7 +50,7 @@ export function foldBlocks(m: Module, ctx: PassContext): FoldBlocksStats {
   const opts = ctx.options;
   const judge = opts?.judge && opts.judge.compressed ? opts.judge : null;
   const o: FindOptions = {
-    multiValue: mayIntroduce(m, opts, "multi-value"),
+    multiValue: mayIntroduce(m, opts, "multivalue"),
     tailCall: mayIntroduce(m, opts, "tail-call"),
     // a compressor already shares repeated code: only big repeats can pay there
     minBenefit: judge ? 8 : 1,

@@ -56,7 +56,7 @@ const MIN_COMPRESSED_BENEFIT = 12;
 export function outline(m: Module, options: PassOptions | undefined, progress: (f: number) => void = () => {}, accept?: (ordinal: number, round: number) => boolean,
   record?: (entry: MergeMapEntry) => void): OutlineStats {
   const stats: OutlineStats = { functions: 0, sites: 0, rounds: 0, judgements: 0 };
-  const multiValue = mayIntroduce(m, options, "multi-value");
+  const multiValue = mayIntroduce(m, options, "multivalue");
   const tailCalls = mayIntroduce(m, options, "tail-call");
   const judge = options?.judge?.compressed ? options.judge : null;
   // whole-module judgements left: each compresses the whole file (brotli q11 on
