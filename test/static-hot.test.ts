@@ -23,7 +23,7 @@ function freqs(bytes: Uint8Array, k: number): string[] {
   return Array.from({ length: b.count }, (_, i) => `${OPS[b.ops[i]!]!.name}:${l.freq[i]}`);
 }
 
-test("local frequencies: loops multiply, if arms split, a construct's end is back at its entry", async () => {
+test("local frequencies: loops multiply, if arms split, what arrives at a construct's end adds up", async () => {
   const t = DEFAULT_MODEL.loopTrips;
   const bytes = await wasm(`(module (func (param i32)
     (loop $l (br_if $l (local.get 0)))
@@ -42,11 +42,28 @@ test("local frequencies: a path that can only trap is cold, code after an uncond
     (block (br_if 0 (local.get 0)) nop unreachable)
     (block (br 0) nop)
     nop))`);
-  const c = DEFAULT_MODEL.coldShare;
+  // the way around a cold path takes the rest: 99 % (coldShare 1 %)
+  assert.equal(DEFAULT_MODEL.coldShare, 0.01);
+  assert.deepEqual(freqs(bytes, 0), [
+    "local.get:1", "if:1", "nop:0.01", "unreachable:0.01", "end:0",
+    "block:0.99", "local.get:0.99", "br_if:0.99", "nop:0.0099", "unreachable:0.0099", "end:0",
+    "block:0.9801", "br:0.9801", "nop:0", "end:0",
+    "nop:0.9801", "end:0.9801",
+  ]);
+});
+
+test("local frequencies: a br_table's cases are as hot as the dispatch; a br_if passes on half", async () => {
+  const bytes = await wasm(`(module (func (param i32)
+    (block (block (block (br_table 0 1 2 (local.get 0))) nop (br 1)) nop (br 0))
+    (block (br_if 0 (local.get 0)) (return))
+    nop))`);
   const f = freqs(bytes, 0);
-  assert.deepEqual(f.slice(0, 6), ["local.get:1", "if:1", `nop:${c}`, `unreachable:${c}`, "end:0", "block:1"]);
-  assert.deepEqual(f.slice(6, 11), ["local.get:1", "br_if:1", `nop:${c}`, `unreachable:${c}`, "end:0"]);
-  assert.deepEqual(f.slice(11), ["block:1", "br:1", "nop:0", "end:0", "nop:1", "end:1"]);
+  assert.deepEqual(f.slice(0, 15), [
+    "block:1", "block:1", "block:1", "local.get:1", "br_table:1", "end:0",
+    "nop:1", "br:1", "end:0", "nop:1", "br:1", "end:0",
+    "block:1", "local.get:1", "br_if:1",
+  ]);
+  assert.deepEqual(f.slice(15), ["return:1", "end:0", "nop:0.5", "end:0.5"]);
 });
 
 test("entry frequencies follow calls: a callee of a loop is as hot as the loop, recursion and indirect calls stay bounded", async () => {

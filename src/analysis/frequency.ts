@@ -8,9 +8,11 @@
 //     the rest); an arm or a guarded run that can only end in a trap
 //     (`unreachable`) is a cold path and gets `coldShare` instead;
 //   - `catch` handlers get `coldShare` (exceptions are rare);
-//   - after a construct's `end`, control is back at the construct's entry
-//     frequency (structured code: the opener dominates the end and the end
-//     post-dominates the opener, unless every path left early);
+//   - at a construct's `end`, what arrives adds up: falling through, and the
+//     branches to its label (a br_if passes on half its frequency, a br_table
+//     all of it to each of its labels: a dispatch's cases are as hot as the
+//     dispatch, which profiles of interpreters confirm), but never more than
+//     the construct's entry frequency;
 //   - a conditional branch does not lower what follows it (guards that exit
 //     early are usually not taken), an unconditional one makes what follows
 //     dead until the construct ends.
@@ -42,10 +44,21 @@ export interface FrequencyModel {
   recursionTrips: number;
   /** Indirect calls: "share" divides a site's frequency among the possible targets, "full" gives each all of it. */
   indirect: "share" | "full";
+  /**
+   * Where a construct ends, how often control arrives: "entry" says as often
+   * as the construct was entered (if anything arrives at all); "flow" adds up
+   * what arrives (falling through, and branches: a br_if passes on
+   * `branchTaken` of its frequency, a br_table shares its frequency among its
+   * labels), at most the entry frequency.
+   */
+  merge: "entry" | "flow";
+  branchTaken: number;
+  /** br_table: "share" divides its frequency among its labels, "full" gives each all of it. */
+  table: "share" | "full";
 }
 
 /** Ball–Larus: a loop's back edge is taken 88 % of the time, about 8 iterations per entry. */
-export const DEFAULT_MODEL: FrequencyModel = { loopTrips: 8, armShare: 0.5, coldShare: 0.01, recursionTrips: 8, indirect: "share" };
+export const DEFAULT_MODEL: FrequencyModel = { loopTrips: 8, armShare: 0.5, coldShare: 0.01, recursionTrips: 8, indirect: "share", merge: "flow", branchTaken: 0.5, table: "full" };
 
 /** Frequencies can grow like loopTrips^depth along call chains; keep them finite. */
 const CAP = 1e30;
@@ -107,6 +120,10 @@ interface Frame {
   hasElse: boolean;
   /** A branch to this construct's label was seen (for a loop: irrelevant). */
   targeted: boolean;
+  /** How often branches and arms arrive at this construct's end (for merge "flow"). */
+  incoming: number;
+  /** An `if` without `else` whose then arm can only trap: the implicit else takes the rest. */
+  coldThen: boolean;
   /** Where the current arm, or the run after the last conditional branch at this level, starts. */
   runStart: number;
   /** A conditional branch at this level started the current run (so reaching its end is a choice). */
@@ -122,12 +139,15 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
   const calls: CallSite[] = [];
   const indirect: CallSite[] = [];
   // the function body is an implicit block
-  const frames: Frame[] = [{ entry: 1, loop: false, isIf: false, hasElse: false, targeted: false, runStart: 0, split: false, escaped: false }];
+  const frames: Frame[] = [{ entry: 1, loop: false, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: 0, split: false, escaped: false }];
   let cur = 1;
-  const target = (depth: number): void => {
+  const target = (depth: number, amount: number): void => {
     const at = frames.length - 1 - depth;
     const f = frames[at];
-    if (f) f.targeted = true;
+    if (f) {
+      f.targeted = true;
+      f.incoming += amount;
+    }
     // the frames inside the target are left (a loop's label is its start, so the loop is not)
     for (let k = Math.max(at + (f?.loop ? 1 : 0), 0); k < frames.length; k++) frames[k]!.escaped = true;
   };
@@ -136,16 +156,17 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
     freq[i] = cur;
     const w = immStart[i]!;
     if (op === BLOCK || op === TRY || op === TRY_TABLE) {
-      frames.push({ entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, runStart: i + 1, split: false, escaped: false });
+      frames.push({ entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false });
     } else if (op === LOOP) {
-      frames.push({ entry: cur, loop: true, isIf: false, hasElse: false, targeted: false, runStart: i + 1, split: false, escaped: false });
+      frames.push({ entry: cur, loop: true, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false });
       cur = Math.min(cur * model.loopTrips, CAP);
     } else if (op === IF) {
-      frames.push({ entry: cur, loop: false, isIf: true, hasElse: false, targeted: false, runStart: i + 1, split: false, escaped: false });
+      frames.push({ entry: cur, loop: false, isIf: true, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false });
       cur *= model.armShare;
     } else if (op === ELSE) {
       const f = frames[frames.length - 1]!;
       if (cur > 0) f.targeted = true; // the then arm falls through to the end
+      f.incoming += cur;
       f.hasElse = true;
       f.runStart = i + 1;
       f.escaped = false;
@@ -153,6 +174,7 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
     } else if (op === CATCH || op === CATCH_ALL) {
       const f = frames[frames.length - 1]!;
       if (cur > 0) f.targeted = true;
+      f.incoming += cur;
       f.runStart = i + 1;
       f.escaped = false;
       cur = f.entry * model.coldShare;
@@ -161,20 +183,22 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
       if (frames.length === 0) break; // the function's own end
       // a branch to a loop's label goes back to its header: only falling through reaches its end
       const reached = cur > 0 || (!f.loop && f.targeted) || (f.isIf && !f.hasElse);
-      if (op === DELEGATE) target(imm[w]!);
-      cur = reached ? f.entry : 0;
+      if (op === DELEGATE) target(imm[w]!, cur);
+      if (!reached) cur = 0;
+      else if (model.merge === "entry" || f.loop) cur = f.entry;
+      else cur = Math.min(f.entry, cur + f.incoming + (f.isIf && !f.hasElse ? f.entry * (1 - (f.coldThen ? model.coldShare : model.armShare)) : 0));
     } else {
       if (op === CALL || op === RETURN_CALL) calls.push({ callee: imm[w]!, freq: cur });
       else if (op === CALL_INDIRECT || op === RETURN_CALL_INDIRECT || op === CALL_REF || op === RETURN_CALL_REF) {
         indirect.push({ callee: imm[w]!, freq: cur });
       }
-      if (RETURNS[op]) target(frames.length - 1);
+      if (RETURNS[op]) target(frames.length - 1, cur);
       else if (op === BR || op === BR_IF || CONDITIONAL[op]) {
         // br_on_cast(_fail) has its label after the cast flags
-        target(imm[w + (OPS[op]!.name.startsWith("br_on_cast") ? 1 : 0)]!);
+        target(imm[w + (OPS[op]!.name.startsWith("br_on_cast") ? 1 : 0)]!, op === BR ? cur : cur * model.branchTaken);
       } else if (op === BR_TABLE) {
         const n = imm[w]!;
-        for (let k = 0; k <= n; k++) target(imm[w + 1 + k]!);
+        for (let k = 0; k <= n; k++) target(imm[w + 1 + k]!, model.table === "share" ? cur / (n + 1) : cur);
       }
       if (op === UNREACHABLE && cur > 0) {
         // the run that leads here can only trap: a cold path
@@ -182,6 +206,12 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
         if ((f.isIf || f.split) && !f.escaped) {
           const scale = model.coldShare / (f.isIf ? (f.hasElse ? 1 - model.armShare : model.armShare) : 1);
           for (let k = f.runStart; k <= i; k++) freq[k]! *= Math.min(scale, 1);
+          // and the other way takes what the cold path does not
+          const rest = 1 - model.coldShare;
+          if (f.isIf && !f.split) {
+            if (f.hasElse) f.incoming += f.entry * Math.max(rest - model.armShare, 0);
+            else f.coldThen = true;
+          } else if (f.runStart > 0) f.incoming += freq[f.runStart - 1]! * Math.max(rest - model.branchTaken, 0);
         }
       }
       if (UNCONDITIONAL[op]) cur = 0;
