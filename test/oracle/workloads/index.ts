@@ -8,8 +8,9 @@ import { workload as oniguruma } from "./oniguruma.js";
 import { workload as treeSitter } from "./tree-sitter.js";
 import { workload as hashWasm } from "./hash-wasm.js";
 import { workload as esbuild } from "./esbuild.js";
+import { workload as box2d } from "./box2d.js";
 
-export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild];
+export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d];
 
 export function findWorkload(name: string): Workload {
   const w = WORKLOADS.find((x) => x.name === name);
