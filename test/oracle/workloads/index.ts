@@ -9,8 +9,9 @@ import { workload as treeSitter } from "./tree-sitter.js";
 import { workload as hashWasm } from "./hash-wasm.js";
 import { workload as esbuild } from "./esbuild.js";
 import { workload as box2d } from "./box2d.js";
+import { workload as draco } from "./draco.js";
 
-export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d];
+export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco];
 
 export function findWorkload(name: string): Workload {
   const w = WORKLOADS.find((x) => x.name === name);
