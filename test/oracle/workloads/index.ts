@@ -10,8 +10,9 @@ import { workload as hashWasm } from "./hash-wasm.js";
 import { workload as esbuild } from "./esbuild.js";
 import { workload as box2d } from "./box2d.js";
 import { workload as draco } from "./draco.js";
+import { workload as jsquashJpeg } from "./jsquash-jpeg.js";
 
-export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco];
+export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco, jsquashJpeg];
 
 export function findWorkload(name: string): Workload {
   const w = WORKLOADS.find((x) => x.name === name);
