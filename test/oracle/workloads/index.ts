@@ -11,8 +11,9 @@ import { workload as esbuild } from "./esbuild.js";
 import { workload as box2d } from "./box2d.js";
 import { workload as draco } from "./draco.js";
 import { workload as jsquashJpeg } from "./jsquash-jpeg.js";
+import { workload as tiktoken } from "./tiktoken.js";
 
-export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco, jsquashJpeg];
+export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco, jsquashJpeg, tiktoken];
 
 export function findWorkload(name: string): Workload {
   const w = WORKLOADS.find((x) => x.name === name);
