@@ -13,8 +13,9 @@ import { workload as draco } from "./draco.js";
 import { workload as jsquashJpeg } from "./jsquash-jpeg.js";
 import { workload as tiktoken } from "./tiktoken.js";
 import { workload as photon } from "./photon.js";
+import { workload as rapier } from "./rapier.js";
 
-export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco, jsquashJpeg, tiktoken, photon];
+export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco, jsquashJpeg, tiktoken, photon, rapier];
 
 export function findWorkload(name: string): Workload {
   const w = WORKLOADS.find((x) => x.name === name);
