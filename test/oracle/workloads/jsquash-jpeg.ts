@@ -125,8 +125,8 @@ export const workload: Workload = {
     // Fresh instances of the package's entry modules (each keeps its Emscripten module).
     const enc = await importFresh<Encoder>(`${dir}/encode.js`);
     const dec = await importFresh<Decoder>(`${dir}/decode.js`);
-    await enc.init(new WebAssembly.Module(wasm[0]!));
-    await dec.init(new WebAssembly.Module(wasm[1]!));
+    await enc.init(new WebAssembly.Module(wasm[0]! as Uint8Array<ArrayBuffer>));
+    await dec.init(new WebAssembly.Module(wasm[1]! as Uint8Array<ArrayBuffer>));
     return exercise(enc, dec, ctx);
   },
 };

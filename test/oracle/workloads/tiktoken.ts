@@ -22,6 +22,7 @@ interface Encoding {
   free(): void;
 }
 type Instantiate = (imports: WebAssembly.Imports) => Promise<WebAssembly.WebAssemblyInstantiatedSource>;
+const instantiate = (bytes: Uint8Array) => (imports: WebAssembly.Imports) => WebAssembly.instantiate(bytes as Uint8Array<ArrayBuffer>, imports);
 interface Full {
   init(f: Instantiate): Promise<unknown>;
   get_encoding(name: string): Encoding;
@@ -56,7 +57,7 @@ function tokenize(enc: Encoding, name: string, ctx: RunContext, label: string): 
     out[key] = { count: tokens.length, hash: sha256(new Uint8Array(tokens.buffer, tokens.byteOffset, tokens.byteLength)), head: Array.from(tokens.subarray(0, 12)) };
   }
   const special = "before <|endoftext|> after <|fim_prefix|>x";
-  for (const allowed of ["all", []] as const) {
+  for (const allowed of ["all", [] as string[]] as const) {
     try {
       out[`special-${allowed.length === 0 ? "none" : "all"}`] = Array.from(enc.encode(special, allowed));
     } catch (e) {
@@ -77,8 +78,8 @@ export const workload: Workload = {
       for (const f of ["init.cjs", "tiktoken_bg.cjs", "lite/init.cjs", "lite/tiktoken_bg.cjs"]) dir.copyFromPackage("tiktoken", f);
       const full = requireFrom<Full>(dir.file("init.cjs"));
       const lite = requireFrom<Lite>(dir.file("lite/init.cjs"));
-      await full.init((imports) => WebAssembly.instantiate(wasm[0]!, imports));
-      await lite.init((imports) => WebAssembly.instantiate(wasm[1]!, imports));
+      await full.init(instantiate(wasm[0]!));
+      await lite.init(instantiate(wasm[1]!));
 
       const out: Record<string, Output> = {};
       for (const name of ["cl100k_base", "o200k_base", "p50k_base", "r50k_base"]) {
