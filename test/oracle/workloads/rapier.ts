@@ -146,7 +146,7 @@ function freeFall(R: Rapier, ctx: RunContext): Output {
 
 export const workload: Workload = {
   name: "rapier2d",
-  size: "small",
+  size: "big", // a multi-megabyte module and 2 s of CPU: left out of npm test
   description: "Rapier 2D: 200 boxes and balls plus a 20-link chain for 300 steps, snapshot replay, 200 ray casts, free fall",
   wasm: () => [{ name: "rapier2d", bytes: corpusEntry("rapier2d").bytes() }],
   async run(wasm, ctx) {
