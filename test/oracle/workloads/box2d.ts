@@ -119,7 +119,7 @@ function pile(B: Box2D, ctx: RunContext, label: string): Output {
       shape = new B.b2CircleShape();
       shape.set_m_radius(0.2 + r() * 0.4);
     } else {
-      // A regular polygon with 3..8 sides.
+      // A regular polygon with 3..8 sides (a box for 4).
       const n = 3 + (i % 6);
       const size = 0.25 + r() * 0.45;
       const pts: [number, number][] = [];
