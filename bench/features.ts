@@ -1,7 +1,8 @@
 // Which wasm-opt feature flags a module needs.
 //
 // wasm-opt reads a module's `target_features` custom section when there is
-// one; then no flags are needed. Otherwise it assumes its default feature set
+// one; then no flags are needed, except where binaryen wants more than the
+// spec (table.fill: bulk-memory too). Otherwise it assumes its default feature set
 // (in binaryen 132: sign-ext and mutable-globals) and rejects anything beyond
 // it. For such files we enable exactly the features the module uses, found by
 // scanning it with our own reader: every instruction's feature from the opcode
@@ -57,16 +58,21 @@ export interface FeatureInfo {
 export function detectFeatures(bytes: Uint8Array): FeatureInfo {
   const m = readModule(bytes);
   const tf = m.customs.find((c) => c.name === "target_features");
+  decodeAllBodies(m);
   if (tf) {
     const list = parseTargetFeatures(tf.bytes);
+    // Binaryen's validator wants bulk-memory for table.fill as well as reference-types; wasm-bindgen's
+    // externref table setup uses table.fill and declares only reference-types (photon).
+    const fill = !list.includes("+bulk-memory") && usesOp(m, "table.fill");
     return {
       targetFeatures: list,
       used: [],
-      flags: [],
-      how: "the module has a target_features section; wasm-opt takes its features from there",
+      flags: fill ? ["--enable-bulk-memory"] : [],
+      how:
+        "the module has a target_features section; wasm-opt takes its features from there" +
+        (fill ? ", plus bulk-memory, which binaryen requires for the table.fill the module uses" : ""),
     };
   }
-  decodeAllBodies(m);
   const used = [...usedFeatures(m)].sort();
   const flags: string[] = [];
   for (const f of used) {
@@ -240,6 +246,15 @@ function usedFeatures(m: Module): Set<string> {
   }
 }
 
+
+function usesOp(m: Module, name: string): boolean {
+  return m.functions.some((f) => {
+    const b = f.body;
+    if (!b) return false;
+    for (let i = 0; i < b.count; i++) if (OPS[b.ops[i]!]!.name === name) return true;
+    return false;
+  });
+}
 
 function importedGlobalMutable(m: Module, index: number): boolean {
   let k = 0;

@@ -381,7 +381,7 @@ test("median and geomean", () => {
   assert.ok(Number.isNaN(geomean([1, 0])));
 });
 
-test("feature flags: what the module uses beyond binaryen's defaults, or nothing with a target_features section", () => {
+test("feature flags: what the module uses beyond binaryen's defaults, or with a target_features section nothing but binaryen's table.fill quirk", () => {
   const sql = detectFeatures(corpusEntry("sql-wasm").bytes());
   assert.equal(sql.targetFeatures, null);
   assert.ok(sql.used.includes("bulk-memory") && sql.used.includes("sat-trunc"));
@@ -391,6 +391,10 @@ test("feature flags: what the module uses beyond binaryen's defaults, or nothing
   const dbg = detectFeatures(corpusEntry("sql-wasm-debug").bytes());
   assert.ok(dbg.targetFeatures && dbg.targetFeatures.length > 0 && dbg.targetFeatures.every((s) => /^[+\-=]/.test(s)));
   assert.deepEqual(dbg.flags, []);
+  // photon declares reference-types but not bulk-memory, which binaryen also wants for its table.fill.
+  const photon = detectFeatures(corpusEntry("photon").bytes());
+  assert.ok(photon.targetFeatures?.includes("+reference-types") && !photon.targetFeatures.includes("+bulk-memory"));
+  assert.deepEqual(photon.flags, ["--enable-bulk-memory"]);
   // A hand-made target_features payload: 2 entries.
   const p = new Uint8Array([2, 0x2b, 8, ...new TextEncoder().encode("sign-ext"), 0x2d, 4, ...new TextEncoder().encode("simd")]);
   assert.deepEqual(parseTargetFeatures(p), ["+sign-ext", "-simd"]);

@@ -40,7 +40,8 @@ test("corpus: every wasm file in the corpus packages is listed or an alias of a 
 
 test("corpus: holds the expected real-world modules", () => {
   const names = new Set(entries.map((e) => e.name));
-  for (const n of ["sql-wasm", "brotli-node", "brotli-web", "zstd", "onig", "web-tree-sitter", "tree-sitter-javascript", "esbuild"]) {
+  const runtime = ["box2d", "box2d-simd", "draco-encoder", "draco-decoder", "mozjpeg-enc", "mozjpeg-dec", "rapier2d", "tiktoken", "tiktoken-lite", "photon"];
+  for (const n of ["sql-wasm", "brotli-node", "brotli-web", "zstd", "onig", "web-tree-sitter", "tree-sitter-javascript", "esbuild", ...runtime]) {
     assert.ok(names.has(n), `corpus lacks ${n}`);
   }
   const hash = entries.filter((e) => e.package === "hash-wasm");

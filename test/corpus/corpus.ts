@@ -64,6 +64,17 @@ const FILES: readonly FileSpec[] = [
   { package: "web-tree-sitter", path: "debug/web-tree-sitter.wasm", name: "web-tree-sitter-debug" },
   { package: "tree-sitter-javascript", path: "tree-sitter-javascript.wasm", name: "tree-sitter-javascript" },
   { package: "esbuild-wasm", path: "esbuild.wasm", name: "esbuild" },
+  // Runtime corpus: workloads that spend their time in loops and calls (issue 13).
+  { package: "box2d-wasm", path: "dist/umd/Box2D.wasm", name: "box2d" },
+  { package: "box2d-wasm", path: "dist/umd/Box2D.simd.wasm", name: "box2d-simd" },
+  { package: "draco3d", path: "draco_encoder.wasm", name: "draco-encoder" },
+  { package: "draco3d", path: "draco_decoder.wasm", name: "draco-decoder" },
+  { package: "@jsquash/jpeg", path: "codec/enc/mozjpeg_enc.wasm", name: "mozjpeg-enc" },
+  { package: "@jsquash/jpeg", path: "codec/dec/mozjpeg_dec.wasm", name: "mozjpeg-dec" },
+  { package: "@dimforge/rapier2d-compat", path: "dist/rapier_wasm2d_bg.wasm", name: "rapier2d" },
+  { package: "tiktoken", path: "lite/tiktoken_bg.wasm", name: "tiktoken-lite" },
+  { package: "tiktoken", path: "tiktoken_bg.wasm", name: "tiktoken" },
+  { package: "@silvia-odwyer/photon-node", path: "photon_rs_bg.wasm", name: "photon" },
 ];
 
 /** Packages whose JavaScript embeds base64 modules: package, folder to scan, name prefix. */

@@ -8,8 +8,14 @@ import { workload as oniguruma } from "./oniguruma.js";
 import { workload as treeSitter } from "./tree-sitter.js";
 import { workload as hashWasm } from "./hash-wasm.js";
 import { workload as esbuild } from "./esbuild.js";
+import { workload as box2d } from "./box2d.js";
+import { workload as draco } from "./draco.js";
+import { workload as jsquashJpeg } from "./jsquash-jpeg.js";
+import { workload as tiktoken } from "./tiktoken.js";
+import { workload as photon } from "./photon.js";
+import { workload as rapier } from "./rapier.js";
 
-export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild];
+export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco, jsquashJpeg, tiktoken, photon, rapier];
 
 export function findWorkload(name: string): Workload {
   const w = WORKLOADS.find((x) => x.name === name);
