@@ -17,9 +17,9 @@ import { DONE, QUEUED, TAKEN, type Init, type Job } from "./compress-worker.js";
 /** Slots are never reused (a stale message could otherwise take a new job): this bounds prefetches per pool. */
 const SLOTS = 1 << 16;
 /**
- * Larger modules are measured on the main thread only: brotli uses quality 9
- * there (fast), and a second compressor with its copy of the module cost
- * esbuild.wasm 480 MiB of peak memory and 1.7 s.
+ * Larger modules are measured on the main thread only: a second compressor
+ * with its copy of the module cost esbuild.wasm 480 MiB of peak memory (at
+ * quality 9, window 24).
  */
 const PARALLEL_MAX = LARGE;
 /** Results kept for measures that were prefetched but not asked for yet. */
