@@ -99,6 +99,12 @@ function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Reads, fully decodes and validates `bytes`; throws what the reader or validator throws. */
 function readAndValidate(bytes: Uint8Array): Module {
   const m = readModule(bytes);
@@ -296,11 +302,12 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     throw new UsageError(describe(e));
   }
   // every pass compares against the module as read, and the result against
-  // the input: their brotli sizes can be computed in the background while
-  // the first passes plan, and are kept for the last word
+  // the input: their brotli sizes are kept for the last word, and computed
+  // in the background while the first passes plan where the passes judge on
+  // the real measures (an estimate-judged run needs them only if a pass
+  // paid: then at verification, on the other core meanwhile)
   judge.pin(bytes);
   judge.pin(current);
-  judge.prefetch([current, bytes]);
   // Profile-guided mode: decide what is hot on the module as read, before any pass.
   const runNotes: string[] = [];
   let hot: HotCode | undefined;
@@ -327,6 +334,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   // end (see `verify`): a real brotli run of a mid-size module takes about a
   // second, and a pass would otherwise make 5-15 of them.
   const est = (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX) ? judge.estimator() : null;
+  if (!est) judge.prefetch([current, bytes]);
   const baseline: Checkpoint = { bytes: current, passes: 0, reports: 0, entries: 0, origins: m.functions.map((f) => f.origin) };
   const checkpoints: Checkpoint[] = [];
   const sharedOptions = {
@@ -407,14 +415,16 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   passes.forEach((pass, k) => {
     paidOnEstimate[k] = runPass(pass, est ?? judge, `pass ${pass.name}`);
     if (!paidOnEstimate[k] || !est) return;
+    // not measured yet: verification needs the last one only, unless it fails
+    // (each real brotli run of a mid-size module costs a third of what
+    // wasm-opt -Oz takes on it)
     checkpoints.push({ bytes: current, passes: k + 1, reports: passReports.length, entries: mapEntries.length, origins: m.functions.map((f) => f.origin) });
-    // measured on the other core while the next passes run
-    judge.prefetch([current]);
   });
   if (est && checkpoints.length > 0) {
     // real brotli runs of the checkpoints, some perhaps still on the other core
     total++;
     startPhase("verify");
+    judge.prefetch([baseline.bytes, bytes]);
     const back = verify(judge, baseline, checkpoints);
     endPhase();
     let how = "held";
@@ -467,7 +477,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     notes.push(`the rewritten module (${current.length} bytes) was larger than the input (${bytes.length} bytes); returned the input unchanged`);
     binary = bytes.slice();
     keptInput = true;
-  } else if (judge.compressed && !judge.holds(bytes, current)) {
+  } else if (judge.compressed && !sameBytes(bytes, current) && !judge.holds(bytes, current)) {
     // The last word, on the real measures (brotli quality 11 at every size)
     // against the input itself: every decision above was relative to the
     // module before it, and on large modules to an estimate.
