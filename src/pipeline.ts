@@ -479,6 +479,13 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     notes.push(`the rewritten module (${current.length} bytes) was larger than the input (${bytes.length} bytes); returned the input unchanged`);
     binary = bytes.slice();
     keptInput = true;
+  } else if (est && current === baseline.bytes && !sameBytes(bytes, current)) {
+    // No pass kept anything on an estimate-judged run: the only change is
+    // the rewrite itself, not worth two real brotli runs of a large module
+    // (esbuild.wasm as shipped: 100 s of CPU, and its brotli size grew)
+    notes.push(`no pass paid under target ${target}: returned the input unchanged`);
+    binary = bytes.slice();
+    keptInput = true;
   } else if (judge.compressed && !sameBytes(bytes, current) && !judge.holds(bytes, current)) {
     // The last word, on the real measures (brotli quality 11 at every size)
     // against the input itself: every decision above was relative to the
