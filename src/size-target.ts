@@ -65,6 +65,8 @@ export class SizeJudge {
   // Keyed by content: the pipeline and a pass often write the same module
   // separately, and each compressor run can take seconds.
   private cache = new Map<string, Sizes>();
+  /** Entries kept however many others come and go (the input: the last word compares against it). */
+  private readonly pinned = new Map<string, Sizes>();
   /** Number of compressor runs so far (for reports and budgets). */
   measurements = 0;
   private readonly components: ("gzip" | "brotli")[];
@@ -87,7 +89,7 @@ export class SizeJudge {
 
   private entry(bytes: Uint8Array): Sizes {
     const key = contentKey(bytes);
-    let s = this.cache.get(key);
+    let s = this.pinned.get(key) ?? this.cache.get(key);
     if (!s) {
       if (this.cache.size > 64) this.cache.clear();
       s = { raw: bytes.length };
@@ -107,6 +109,12 @@ export class SizeJudge {
     return v;
   }
 
+  /** Keeps the sizes of `bytes` for the judge's lifetime (a real brotli run of a large module takes seconds). */
+  pin(bytes: Uint8Array): void {
+    const key = contentKey(bytes);
+    if (!this.pinned.has(key)) this.pinned.set(key, this.entry(bytes));
+  }
+
   /**
    * Says that these modules will be compared soon: where the measures can
    * work in the background, their brotli sizes are started now.
@@ -119,18 +127,26 @@ export class SizeJudge {
 
   /**
    * A judge on cheap stand-ins (brotliEstimate for brotli; gzip is cheap
-   * already), for the balanced target only, or null. A search may run on
-   * it, but its result must then be verified here: a stand-in disagrees with
-   * the real measure about whether a change helps in about a third of the
-   * cases. The brotli target keeps the real measure for every decision: it
-   * asks for the lowest brotli size, and only a search on the real measure
-   * finds it.
+   * already), for the balanced and brotli targets, or null. A search may run
+   * on it, but its result must then be verified here: a stand-in disagrees
+   * with the real measure about whether a change helps in about a third of
+   * the cases. The pipeline uses it for balanced above a size, and for
+   * brotli only where a real measure per decision would take hours (the
+   * brotli target asks for the lowest brotli size, and only a search on the
+   * real measure finds it).
    */
   estimator(): SizeJudge | null {
     if (this.est === undefined) {
       const m = this.measures;
+      const fast = m.brotliFast ? { brotliFast: m.brotliFast } : {};
       this.est =
-        this.target === "balanced" && m.brotliEstimate && m.gzip ? new SizeJudge("balanced", { gzip: m.gzip, brotli: m.brotliEstimate, ...(m.brotliFast ? { brotliFast: m.brotliFast } : {}) }) : null;
+        !m.brotliEstimate || (this.target === "balanced" && !m.gzip)
+          ? null
+          : this.target === "balanced"
+            ? new SizeJudge("balanced", { gzip: m.gzip!, brotli: m.brotliEstimate, ...fast })
+            : this.target === "brotli"
+              ? new SizeJudge("brotli", { brotli: m.brotliEstimate, ...fast })
+              : null;
     }
     return this.est;
   }
