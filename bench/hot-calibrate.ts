@@ -115,7 +115,11 @@ async function main(): Promise<void> {
       });
       for (const [mname, model] of models) {
         for (const coverage of coverages) {
-          const rule = coverage.startsWith("f:") ? { minFrequency: Number(coverage.slice(2)) } : { coverage: Number(coverage) };
+          const rule = coverage.startsWith("fl:")
+            ? { minFrequency: Number(coverage.slice(3)), loops: true }
+            : coverage.startsWith("f:")
+              ? { minFrequency: Number(coverage.slice(2)) }
+              : { coverage: Number(coverage) };
           const { hot, summary } = staticHotCode(mod, rule, model);
           let covered = 0;
           let missedShare = 0;

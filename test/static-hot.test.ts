@@ -139,3 +139,16 @@ test("outline keeps out of a hot loop's callee under every target unless outline
     assert.ok(outlinedFrom(all).includes(0), `${target} with outlineHot: the callee is outlined too`);
   }
 });
+
+test("code deep in if arms inside a loop is hot by the default rule, not by frequency alone", async () => {
+  const bytes = await wasm(`(module (func (export "run") (param i32)
+    (loop $l
+      (if (local.get 0) (then (if (local.get 0) (then (if (local.get 0) (then (if (local.get 0) (then nop))))))))
+      (br_if $l (local.get 0)))))`);
+  const m = readModule(bytes, { decodeBodies: true });
+  const f = m.functions[0]!;
+  const nop = Array.from({ length: f.body!.count }, (_, i) => i).find((i) => OPS[f.body!.ops[i]!]!.name === "nop")!;
+  assert.equal(localFrequency(f.body!).freq[nop], DEFAULT_MODEL.loopTrips / 16, "four arms deep: 8 / 16");
+  assert.ok(staticHotCode(m).hot.isHotInstruction(f, nop), "hot: inside a loop");
+  assert.ok(!staticHotCode(m, { minFrequency: 1.01 }).hot.isHotInstruction(f, nop), "frequency alone calls it cold");
+});

@@ -110,6 +110,8 @@ export interface CallSite {
 export interface LocalFrequency {
   /** Per instruction: runs per entry into the function. */
   freq: Float64Array;
+  /** Per instruction: 1 inside a loop body (the loop's own `loop` and `end` excluded). */
+  inLoop: Uint8Array;
   calls: CallSite[];
   /** Indirect sites (call_indirect, call_ref and their tail forms): type index and local frequency. */
   indirect: CallSite[];
@@ -138,6 +140,8 @@ interface Frame {
 export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL): LocalFrequency {
   const { ops, imm, immStart } = body;
   const freq = new Float64Array(body.count);
+  const inLoop = new Uint8Array(body.count);
+  let loops = 0;
   const calls: CallSite[] = [];
   const indirect: CallSite[] = [];
   // the function body is an implicit block
@@ -156,10 +160,12 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
   for (let i = 0; i < body.count; i++) {
     const op = ops[i]!;
     freq[i] = cur;
+    if (loops > 0 && op !== END) inLoop[i] = 1;
     const w = immStart[i]!;
     if (op === BLOCK || op === TRY || op === TRY_TABLE) {
       frames.push({ entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false });
     } else if (op === LOOP) {
+      loops++;
       frames.push({ entry: cur, loop: true, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false });
       cur = Math.min(cur * model.loopTrips, CAP);
     } else if (op === IF) {
@@ -182,6 +188,7 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
       cur = f.entry * model.coldShare;
     } else if (op === END || op === DELEGATE) {
       const f = frames.pop()!;
+      if (f.loop) loops--;
       if (frames.length === 0) break; // the function's own end
       // a branch to a loop's label goes back to its header: only falling through reaches its end
       const reached = cur > 0 || (!f.loop && f.targeted) || (f.isIf && !f.hasElse);
@@ -225,7 +232,7 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
       }
     }
   }
-  return { freq, calls, indirect };
+  return { freq, calls, indirect, inLoop };
 }
 
 export interface ModuleFrequency {
