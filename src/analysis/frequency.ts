@@ -34,6 +34,9 @@ import { Eff, OPS, idOf } from "../binary/opcodes/index.js";
 import { decodeFunctionBody } from "../binary/reader.js";
 import type { Body } from "../ir/body.js";
 import type { Module } from "../ir/module.js";
+import { funcTypeTable } from "../ir/func-types.js";
+import { LABEL_WORDS } from "../ir/imm-layout.js";
+import { referencedFunctions } from "./func-identity.js";
 
 export interface FrequencyModel {
   /** Iterations of a loop per entry into it. */
@@ -77,7 +80,6 @@ const CATCH_ALL = idOf("catch_all");
 const DELEGATE = idOf("delegate");
 const UNREACHABLE = idOf("unreachable");
 const BR = idOf("br");
-const BR_IF = idOf("br_if");
 const BR_TABLE = idOf("br_table");
 const CALL = idOf("call");
 const RETURN_CALL = idOf("return_call");
@@ -85,7 +87,6 @@ const CALL_INDIRECT = idOf("call_indirect");
 const RETURN_CALL_INDIRECT = idOf("return_call_indirect");
 const CALL_REF = idOf("call_ref");
 const RETURN_CALL_REF = idOf("return_call_ref");
-const REF_FUNC = idOf("ref.func");
 
 /** Branches after which control does not fall through. */
 const UNCONDITIONAL = new Uint8Array(OPS.length);
@@ -98,7 +99,7 @@ for (const n of ["return", "return_call", "return_call_indirect", "return_call_r
 /** Branches that may or may not be taken (br_if, br_on_*): a label in the first immediate word. */
 const CONDITIONAL = new Uint8Array(OPS.length);
 for (let id = 0; id < OPS.length; id++) {
-  if (OPS[id]!.effects & Eff.BRANCH && !UNCONDITIONAL[id] && OPS[id]!.name.startsWith("br")) CONDITIONAL[id] = 1;
+  if (OPS[id]!.effects & Eff.BRANCH && !UNCONDITIONAL[id] && LABEL_WORDS[id]) CONDITIONAL[id] = 1;
 }
 
 /** A direct call site: callee function index and the site's local frequency. */
@@ -202,9 +203,8 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
         indirect.push({ callee: imm[w]!, freq: cur });
       }
       if (RETURNS[op]) target(frames.length - 1, cur);
-      else if (op === BR || op === BR_IF || CONDITIONAL[op]) {
-        // br_on_cast(_fail) has its label after the cast flags
-        target(imm[w + (OPS[op]!.name.startsWith("br_on_cast") ? 1 : 0)]!, op === BR ? cur : cur * model.branchTaken);
+      else if (op === BR || CONDITIONAL[op]) {
+        target(imm[w + LABEL_WORDS[op]![0]!]!, op === BR ? cur : cur * model.branchTaken);
       } else if (op === BR_TABLE) {
         const n = imm[w]!;
         for (let k = 0; k <= n; k++) target(imm[w + 1 + k]!, model.table === "share" ? cur / (n + 1) : cur);
@@ -242,21 +242,6 @@ export interface ModuleFrequency {
   local: LocalFrequency[];
 }
 
-/** Functions whose reference can be taken: table elements and `ref.func` targets anywhere. */
-function addressTaken(m: Module, bodies: readonly Body[]): Set<number> {
-  const out = new Set<number>();
-  const scan = (b: Body): void => {
-    for (let i = 0; i < b.count; i++) if (b.ops[i] === REF_FUNC) out.add(b.imm[b.immStart[i]!]!);
-  };
-  for (const e of m.elements) {
-    if (e.items.kind === "funcs") for (const f of e.items.funcs) out.add(f);
-    else for (const x of e.items.exprs) scan(x.body);
-  }
-  for (const g of m.globals) scan(g.init.body);
-  for (const b of bodies) scan(b);
-  return out;
-}
-
 /** Functions the host may call: exports, the start function, and the elements of a table the host can reach. */
 function externalEntries(m: Module): Set<number> {
   const out = new Set<number>();
@@ -278,15 +263,10 @@ export function moduleFrequency(m: Module, model: FrequencyModel = DEFAULT_MODEL
   const n = nImp + m.functions.length;
   const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
   const local = bodies.map((b) => localFrequency(b, model));
-  const typeOf = new Int32Array(n);
-  {
-    let k = 0;
-    for (const imp of m.imports) if (imp.desc.kind === "func") typeOf[k++] = imp.desc.typeIndex;
-    m.functions.forEach((f, i) => (typeOf[nImp + i] = f.typeIndex));
-  }
+  const typeOf = funcTypeTable(m);
   // indirect call targets per type: the address-taken defined functions of that type
   const targetsOf = new Map<number, number[]>();
-  for (const f of [...addressTaken(m, bodies)].sort((a, b) => a - b)) {
+  for (const f of [...referencedFunctions(m)].sort((a, b) => a - b)) {
     if (f < nImp || f >= n) continue;
     let list = targetsOf.get(typeOf[f]!);
     if (!list) targetsOf.set(typeOf[f]!, (list = []));

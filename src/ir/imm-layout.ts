@@ -59,5 +59,7 @@ export const FUNC_WORDS = offsetsOf(Imm.Func);
 export const LOCAL_WORDS = offsetsOf(Imm.Local);
 /** Type-index immediates (call_indirect, call_ref, struct.new ...); block types are separate. */
 export const TYPE_WORDS = offsetsOf(Imm.Type);
+/** Label immediates (br, br_if, br_on_* ...; not br_table's label vector). */
+export const LABEL_WORDS = offsetsOf(Imm.Label);
 /** Global-index immediates. */
 export const GLOBAL_WORDS = offsetsOf(Imm.Global);

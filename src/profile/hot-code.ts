@@ -7,16 +7,14 @@
 // never split). A region that never ran is never hot. A function is hot if
 // any of its regions is.
 //
-// Instruction-level answers use the original instruction indices, so they
-// hold only while a function's body is the one that was profiled (same op
-// sequence); after a pass rewrote it, the function-level answer stands in.
-// Functions a pass created (no input origin) are not hot: passes build them
-// only out of code that was not hot.
+// The answers come from marked-hot.ts, as the static estimate's do: they use
+// the original instruction indices while a function's body is the one that
+// was profiled, and the function-level answer after a pass rewrote it.
 
-import type { Body } from "../ir/body.js";
-import type { Func, Module } from "../ir/module.js";
+import type { Module } from "../ir/module.js";
 import { decodeFunctionBody } from "../binary/reader.js";
 import type { HotCode } from "../passes/pass.js";
+import { MarkedHotCode, type HotMarks } from "./marked-hot.js";
 import { ProfileError } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
 import type { Profile } from "./profile.js";
@@ -37,38 +35,12 @@ export interface HotSummary {
 }
 
 interface FuncProfile {
-  /** The profiled body's op sequence, to tell whether the body is still it. */
+  /** The profiled body's op sequence. */
   ops: Uint16Array;
   starts: Uint32Array;
+  /** 1 per hot region. */
   hot: Uint8Array;
   anyHot: boolean;
-}
-
-class ProfileHotCode implements HotCode {
-  private readonly unchanged = new WeakMap<Body, boolean>();
-  constructor(private readonly byOrigin: ReadonlyMap<number, FuncProfile>) {}
-
-  isHotFunction(f: Func): boolean {
-    return this.byOrigin.get(f.origin)?.anyHot ?? false;
-  }
-
-  isHotInstruction(f: Func, instr: number): boolean {
-    const p = this.byOrigin.get(f.origin);
-    if (!p || !p.anyHot) return false;
-    const body = f.body;
-    if (!body || !this.isProfiled(body, p.ops)) return true;
-    return p.hot[regionOf(p.starts, instr)] === 1;
-  }
-
-  private isProfiled(body: Body, ops: Uint16Array): boolean {
-    let same = this.unchanged.get(body);
-    if (same === undefined) {
-      same = body.count === ops.length;
-      for (let i = 0; same && i < ops.length; i++) same = body.ops[i] === ops[i];
-      this.unchanged.set(body, same);
-    }
-    return same;
-  }
 }
 
 /**
@@ -126,16 +98,22 @@ export function hotCodeFromProfile(
     b.fn.anyHot = true;
     hotBlocks++;
   }
-  let hotFunctions = 0;
-  for (const fn of byOrigin.values()) if (fn.anyHot) hotFunctions++;
+  // regions to instructions, for the functions with a hot region
+  const marks = new Map<number, HotMarks>();
+  for (const [origin, fn] of byOrigin) {
+    if (!fn.anyHot) continue;
+    const hot = new Uint8Array(fn.ops.length);
+    for (let i = 0; i < hot.length; i++) hot[i] = fn.hot[regionOf(fn.starts, i)]!;
+    marks.set(origin, { ops: fn.ops, hot });
+  }
   return {
-    hot: new ProfileHotCode(byOrigin),
+    hot: new MarkedHotCode(marks),
     summary: {
       threshold,
       blocks: blocks.length,
       hotBlocks,
       functionsRun: profile.functions.length,
-      hotFunctions,
+      hotFunctions: marks.size,
       cutoffCount: hotBlocks > 0 ? cutoff : 0,
     },
   };

@@ -19,14 +19,10 @@
 // instead (the most frequent code covering 99 % of the estimate) protected
 // as little as 1.4 % of what sql.js executed. A profile (--profile) frees the
 // rest.
-//
-// As with a profile, instruction-level answers hold while a function's body
-// is the one analysed (same op sequence); after a pass rewrote it, the
-// function-level answer stands in. Functions a pass created are not hot.
 
-import type { Body } from "../ir/body.js";
-import type { Func, Module } from "../ir/module.js";
+import type { Module } from "../ir/module.js";
 import type { HotCode } from "../passes/pass.js";
+import { MarkedHotCode, type HotMarks } from "./marked-hot.js";
 import { DEFAULT_MODEL, moduleFrequency, type FrequencyModel } from "../analysis/frequency.js";
 
 /**
@@ -39,43 +35,10 @@ export type HotRule = { coverage: number } | { minFrequency: number; loops?: boo
 export const DEFAULT_RULE: HotRule = { minFrequency: 1.01, loops: true };
 
 export interface StaticHotSummary {
-  coverage: number;
   instructions: number;
   hotInstructions: number;
   functions: number;
   hotFunctions: number;
-}
-
-interface FuncMarks {
-  ops: Uint16Array;
-  hot: Uint8Array;
-}
-
-class StaticHotCode implements HotCode {
-  private readonly unchanged = new WeakMap<Body, boolean>();
-  constructor(private readonly byOrigin: ReadonlyMap<number, FuncMarks>) {}
-
-  isHotFunction(f: Func): boolean {
-    return this.byOrigin.has(f.origin);
-  }
-
-  isHotInstruction(f: Func, instr: number): boolean {
-    const p = this.byOrigin.get(f.origin);
-    if (!p) return false;
-    const body = f.body;
-    if (!body || !this.isAnalysed(body, p.ops)) return true;
-    return p.hot[instr] === 1;
-  }
-
-  private isAnalysed(body: Body, ops: Uint16Array): boolean {
-    let same = this.unchanged.get(body);
-    if (same === undefined) {
-      same = body.count === ops.length;
-      for (let i = 0; same && i < ops.length; i++) same = body.ops[i] === ops[i];
-      this.unchanged.set(body, same);
-    }
-    return same;
-  }
 }
 
 /**
@@ -122,8 +85,7 @@ export function staticHotCode(
   // loops: code inside a loop of a function that runs is hot however deep in
   // its arms (unless on a trap path), since arm shares compound quickly
   const loopFloor = "loops" in rule && rule.loops ? model.coldShare * 8 : Infinity;
-  const coverage = "coverage" in rule ? rule.coverage : NaN;
-  const byOrigin = new Map<number, FuncMarks>();
+  const byOrigin = new Map<number, HotMarks>();
   let instructions = 0;
   let hotInstructions = 0;
   m.functions.forEach((f, i) => {
@@ -142,7 +104,7 @@ export function staticHotCode(
     if (hot) byOrigin.set(f.origin, { ops: f.body!.ops.slice(0, fr.length), hot });
   });
   return {
-    hot: new StaticHotCode(byOrigin),
-    summary: { coverage, instructions, hotInstructions, functions: m.functions.length, hotFunctions: byOrigin.size },
+    hot: new MarkedHotCode(byOrigin),
+    summary: { instructions, hotInstructions, functions: m.functions.length, hotFunctions: byOrigin.size },
   };
 }
