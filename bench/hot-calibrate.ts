@@ -31,6 +31,8 @@ import { recordProfiles } from "./profile-guided.js";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const CACHE = join(ROOT, ".cache", "hot-calibrate");
+/** wasm-opt's input and output files while it runs (the cache keeps only its results). */
+const TMP = join(CACHE, "tmp");
 
 interface Row {
   workload: string;
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
     }
     models.push([name!, m as unknown as FrequencyModel]);
   }
-  mkdirSync(CACHE, { recursive: true });
+  mkdirSync(TMP, { recursive: true });
   const { loaded, errors } = await loadWorkloads();
   for (const e of errors) console.error(`warning: ${e}`);
   const rows: Row[] = [];
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
     const mods = w.wasm();
     const basePaths: string[] = [];
     for (const m of mods) {
-      const base = await wasmOptCached(m.bytes, ["-Oz", ...detectFeatures(m.bytes).flags], join(CACHE, "oz"), CACHE);
+      const base = await wasmOptCached(m.bytes, ["-Oz", ...detectFeatures(m.bytes).flags], join(CACHE, "oz"), TMP);
       const p = join(CACHE, `${w.name}.${m.name}.oz.wasm`);
       writeFileSync(p, base.bytes);
       basePaths.push(p);
