@@ -17,7 +17,7 @@ import type { Body } from "../src/ir/body.js";
 import { computeLiveness } from "../src/analysis/liveness.js";
 import type { Func, Module } from "../src/ir/module.js";
 import type { HotCode } from "../src/passes/pass.js";
-import { F64, I32, I64 } from "../src/ir/types.js";
+import { F64, FUNCREF, I32, I64, refType } from "../src/ir/types.js";
 import { checkFixture, describeFailures, listFixtures } from "./oracle/c-programs.js";
 import { exportsOf, sameBehaviour } from "./behaviour.js";
 
@@ -218,6 +218,28 @@ test("outline returns several live locals only where multi-value is allowed", as
   const single = await run(wat);
   for (const f of single.m.functions) assert.ok(resultsOf(single.m, f).length <= 1, "no multi-value function");
   sameBehaviour(single.input, single.binary, calls);
+});
+
+test("outline: a sequence ending in ref.func is typed by the function's exact reference type (typed function references)", async () => {
+  // ../shared/regressions/outline-ref-func.wat (found by fuzzing with wasm-opt -ttf modules): typed as funcref,
+  // the sequence became a function returning funcref, passed where (ref null $t) is required: invalid output
+  const site = (k: number) => `(call $f (global.set $g (i32.add (global.get $g) (i32.const 7))) (ref.func $f) (i32.const ${k}))`;
+  const wat = `(module
+    (type $t (func (param (ref null $t) i32) (result i32)))
+    (global $g (export "g") (mut i32) (i32.const 0))
+    (elem declare func $f)
+    (func $f (type $t) (param $r (ref null $t)) (param $x i32) (result i32) (i32.add (local.get $x) (i32.const 1)))
+    ${["a", "b", "c", "d"].map((n, k) => `(func (export "${n}") (result i32) ${site(k + 1)})`).join("\n")})`;
+  // Node 20 cannot run typed function references (behind --experimental-wasm-gc): the output must validate
+  const { input, m } = await run(wat, { target: "raw" });
+  validateModule(m);
+  // the typer: exact type where the module has typed references, funcref where it could not name one
+  const parsed = readModule(input, { decodeBodies: true });
+  const body = parsed.functions[1]!.body!;
+  const refAt = Array.from(body.ops.subarray(0, body.count)).indexOf(idOf("ref.func"));
+  const lt = localTypesOf(stackEnv(parsed), parsed.functions[1]!.typeIndex, parsed.functions[1]!.locals);
+  assert.deepEqual(sequenceSignature(stackEnv(parsed, true), body, refAt, refAt + 1, lt), { params: [], results: [refType(0, false)] });
+  assert.deepEqual(sequenceSignature(stackEnv(parsed, false), body, refAt, refAt + 1, lt), { params: [], results: [FUNCREF] });
 });
 
 test("outline shares a sequence that ends in a trap; the call is followed by unreachable", async () => {

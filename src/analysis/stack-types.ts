@@ -29,9 +29,18 @@ export interface StackEnv {
   memAddr: Int32Array;
   /** I32 or I64 per table. */
   tableAddr: Int32Array;
+  /**
+   * Whether `ref.func $f` is typed (ref $t), its exact type, rather than funcref. An outlined
+   * sequence that ends in it returns what it pushed, and a caller that passes the value where
+   * (ref null $t) is required needs the exact type; but naming (ref $t) in a new signature needs
+   * typed function references, so only where the output may use them (the input does, or they
+   * were enabled).
+   */
+  typedFuncRefs: boolean;
 }
 
-export function stackEnv(m: Module): StackEnv {
+/** `typedFuncRefs`: see StackEnv; a pass passes mayIntroduce(m, options, "gc"). */
+export function stackEnv(m: Module, typedFuncRefs = false): StackEnv {
   const params = m.types.map((t) => (t.composite.kind === "func" ? t.composite.params : []));
   const results = m.types.map((t) => (t.composite.kind === "func" ? t.composite.results : []));
   const globals: number[] = [];
@@ -60,6 +69,7 @@ export function stackEnv(m: Module): StackEnv {
     tableElem: Int32Array.from(tables),
     memAddr: Int32Array.from(mems),
     tableAddr: Int32Array.from(tableAddr),
+    typedFuncRefs,
   };
 }
 
@@ -522,10 +532,11 @@ export class StackTyper {
         this.pop(ANY);
         this.push(I32);
         return;
-      case K.REF_FUNC:
-        // typed as funcref: without typed function references there is no narrower type to name
-        this.push(FUNCREF);
+      case K.REF_FUNC: {
+        const t = env.funcTypes[imm[w]!];
+        this.push(env.typedFuncRefs && t !== undefined ? refType(t, false) : FUNCREF);
         return;
+      }
       default:
         this.ok = false;
     }

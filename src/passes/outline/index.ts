@@ -58,6 +58,8 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
   const stats: OutlineStats = { functions: 0, sites: 0, rounds: 0, judgements: 0 };
   const multiValue = mayIntroduce(m, options, "multivalue");
   const tailCalls = mayIntroduce(m, options, "tail-call");
+  // wasm-opt's "gc" covers typed function references
+  const typedFuncRefs = mayIntroduce(m, options, "gc");
   const judge = options?.judge?.compressed ? options.judge : null;
   // whole-module judgements left: each compresses the whole file (brotli q11 on
   // 1 MB takes about half a second), so the budget shrinks as files grow
@@ -68,7 +70,7 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
   const cache = new CorpusCache();
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (big && round >= BIG_ROUNDS) break;
-    const env = stackEnv(m);
+    const env = stackEnv(m, typedFuncRefs);
     const corpus = buildCorpus(m, env, options?.hot, cache);
     const n = corpus.s.length;
     if (round === 0) big = n > BIG;
