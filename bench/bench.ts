@@ -29,6 +29,8 @@ import { PROFILE_GUIDED_METHOD, recordProfiles } from "./profile-guided.js";
 import { engineSummaries, headlineSlowdown, variantSlowdowns } from "./variants.js";
 import { DEFAULT_ENGINES, engineText, parseEngines, parseTiering, resolveEngine, TIERING_MODES, type Engine, type Tiering } from "./engines.js";
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
+import { scanSections } from "../src/report.js";
+import { debugKind, withoutCustomSections } from "../src/debug-info.js";
 import { geomean, median, RATIO_CI_METHOD } from "./stats.js";
 import { DEFAULT_TARGET, parseTargets, targetGeomeans, targetTimings } from "./targets.js";
 import type { SizeTarget } from "../src/size-target.js";
@@ -111,6 +113,9 @@ const USAGE = `usage: npm run bench [-- options]
   --aa              also an A/A row per workload, engine and mode: the -Oz
                     baseline against a byte-identical copy (the noise)
   --no-runtime      skip the workload runtime measurement
+  --no-timing       do not time the tools (one untimed run of ours per target,
+                    no wasm-opt -Oz run beyond the cached baseline): for runs
+                    that measure sizes or the workloads' runtime only
   --no-attribution  skip Binaryen's size passes
   --no-cache        recompute the -Oz baselines instead of using .cache/bench
   --out DIR         where latest.json and latest.html go (default bench/results)
@@ -135,6 +140,7 @@ interface Options {
   tiering: Tiering[];
   aa: boolean;
   runtime: boolean;
+  timing: boolean;
   attribution: boolean;
   cache: boolean;
   outDir: string;
@@ -160,6 +166,7 @@ function parseOptions(argv: string[]): Options | null {
       tiering: { type: "string" },
       aa: { type: "boolean" },
       "no-runtime": { type: "boolean" },
+      "no-timing": { type: "boolean" },
       "no-attribution": { type: "boolean" },
       "no-cache": { type: "boolean" },
       out: { type: "string" },
@@ -181,7 +188,8 @@ function parseOptions(argv: string[]): Options | null {
     return n;
   };
   const quick = values.quick === true;
-  const timeTargets = values["time-targets"] !== undefined ? parseTargets(values["time-targets"], "--time-targets") : [DEFAULT_TARGET];
+  const timeTargets =
+    values["no-timing"] === true ? [] : values["time-targets"] !== undefined ? parseTargets(values["time-targets"], "--time-targets") : [DEFAULT_TARGET];
   const targets = values.targets !== undefined ? parseTargets(values.targets) : [DEFAULT_TARGET];
   for (const t of timeTargets) if (!targets.includes(t)) targets.push(t);
   return {
@@ -199,6 +207,7 @@ function parseOptions(argv: string[]): Options | null {
     tiering: values.tiering !== undefined ? parseTiering(values.tiering) : [...TIERING_MODES],
     aa: values.aa === true,
     runtime: values["no-runtime"] !== true,
+    timing: values["no-timing"] !== true,
     attribution: values["no-attribution"] !== true && !quick,
     cache: values["no-cache"] !== true,
     outDir: values.out ?? join(ROOT, "bench", "results"),
@@ -280,6 +289,25 @@ class Bench {
     if (target !== undefined && target !== DEFAULT_TARGET) a.push("--target", target);
     if (profile !== undefined) a.push("--profile", profile);
     return a;
+  }
+
+  /**
+   * The baseline's sizes to compare an output with: without the debug
+   * sections (DWARF, a sourceMappingURL, code metadata) that the output lacks.
+   * wasm-compact removes them once the code they describe changed; wasm-opt
+   * -Oz leaves them in, stale. A ratio then shows what the passes saved, not
+   * the removal (which the results list per file).
+   */
+  comparableBase(basePath: string, outPath: string): Sizes {
+    const base = new Uint8Array(readFileSync(basePath));
+    const names = (b: Uint8Array): Set<string> => new Set(scanSections(b).filter((x) => x.id === 0).map((x) => x.name.slice("custom:".length)));
+    const out = names(new Uint8Array(readFileSync(outPath)));
+    const gone = [...names(base)].filter((n) => debugKind(n) !== null && !out.has(n)).sort();
+    if (gone.length === 0) return this.sizesOf(basePath);
+    const key = `${basePath}\0${gone.join("\0")}`;
+    let s = this.sizes.get(key);
+    if (!s) this.sizes.set(key, (s = measureSizes(withoutCustomSections(base, (n) => gone.includes(n)))));
+    return s;
   }
 
   sizesOf(path: string): Sizes {
@@ -377,6 +405,8 @@ class Bench {
             res.wallMs = round((await runOurs()).wallMs, 1);
           }
           res.sizes = this.sizesOf(o);
+          const cmp = this.comparableBase(basePath, o);
+          if (cmp !== this.sizesOf(basePath)) res.comparedTo = cmp;
           // kept for the runtime rows of this target
           if (this.opts.runtime && this.opts.runtimeTargets.includes(target)) prep.byTarget.set(target, o);
         } catch (err) {
@@ -387,7 +417,7 @@ class Bench {
           rmSync(json, { force: true });
         }
       }
-      if (res.sizes && r.baseline) res.ratio = ratios(r.baseline.sizes, res.sizes);
+      if (res.sizes && r.baseline) res.ratio = ratios(res.comparedTo ?? r.baseline.sizes, res.sizes);
       log(`  target ${target}: ${res.sizes ? `file ${res.ratio!.file.toFixed(4)}, gzip ${res.ratio!.gzip.toFixed(4)}, brotli ${res.ratio!.brotli.toFixed(4)}` : `failed`}`);
       out.push(res);
     }
@@ -445,7 +475,7 @@ class Bench {
     const outputs: Uint8Array[] = [];
     const got: { report: Report | null } = { report: null };
     try {
-      r.timing = await this.timeAgainstOz(e.name, basePath, r.features.flags, async () => {
+      const runOurs = async (): Promise<ProcessMeasurement> => {
         const out = this.path(`${e.name}.ours.wasm`);
         const json = this.path(`${e.name}.ours.json`);
         const m = await runMeasured(this.oursArgs(basePath, out, json));
@@ -456,7 +486,9 @@ class Bench {
         else rmSync(out, { force: true });
         rmSync(json, { force: true });
         return m;
-      });
+      };
+      if (this.opts.timing) r.timing = await this.timeAgainstOz(e.name, basePath, r.features.flags, runOurs);
+      else await runOurs();
     } catch (err) {
       r.errors.push(errText(err));
     }
@@ -488,7 +520,11 @@ class Bench {
         prep.byTarget.set(DEFAULT_TARGET, prep.oursPath);
         this.sizes.set(prep.oursPath, r.ours.sizes);
       }
-      r.ratio = ratios(r.baseline.sizes, r.ours.sizes);
+      if (prep.oursPath) {
+        const cmp = this.comparableBase(basePath, prep.oursPath);
+        if (cmp !== r.baseline.sizes) r.ours.comparedTo = cmp;
+      }
+      r.ratio = ratios(r.ours.comparedTo ?? r.baseline.sizes, r.ours.sizes);
     }
 
     r.targets = await this.runTargets(r, basePath, prep);
@@ -651,7 +687,7 @@ class Bench {
         }
         paths.push(path);
         const s = this.sizesOf(path);
-        sizes.push({ module: name, sizes: s, ratio: ratios(this.sizesOf(p.basePath), s) });
+        sizes.push({ module: name, sizes: s, ratio: ratios(this.comparableBase(p.basePath, path), s) });
       }
     } catch (err) {
       return { meta, paths: null, error: errText(err) };

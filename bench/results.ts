@@ -18,8 +18,10 @@ export interface SizeRatios {
 export interface TargetResult {
   target: SizeTarget;
   sizes: Sizes | null;
-  /** sizes / baseline sizes. */
+  /** sizes / baseline sizes (or comparedTo). */
   ratio: SizeRatios | null;
+  /** The baseline's sizes without the debug sections this output lacks, when it lacks some (see SIZES_METHOD). */
+  comparedTo?: Sizes;
   /** Wall time of the run, ms (for a --time-targets target: the median of the timed runs). */
   wallMs: number | null;
   /** For a --time-targets target: its runs against wasm-opt -Oz's (the default target's are FileResult.timing). */
@@ -191,6 +193,8 @@ export interface FileResult {
   ours: {
     sha256: string;
     sizes: Sizes;
+    /** The baseline's sizes without the debug sections this output lacks, when it lacks some (see SIZES_METHOD). */
+    comparedTo?: Sizes;
     sections: Record<string, number>;
     /** True if every timed run produced byte-identical output. */
     deterministic: boolean;

@@ -18,7 +18,9 @@ export interface Sizes {
 export const SIZES_METHOD =
   "file = bytes on disk; code = code section (id byte + size LEB128 + payload, from our section scan); " +
   "gzip = node:zlib gzipSync level 9; brotli = node:zlib brotliCompressSync quality 11, lgwin 22 " +
-  "(the library's default window, as Node and most servers use; below 4 MiB windows 22 and 24 give the same size on every corpus file)";
+  "(the library's default window, as Node and most servers use; below 4 MiB windows 22 and 24 give the same size on every corpus file). " +
+  "Where our output lacks debug sections of the baseline (DWARF, sourceMappingURL: removed because the code they describe changed; " +
+  "wasm-opt -Oz leaves them stale), its ratios are against the baseline without them (comparedTo), so they show what the passes saved";
 
 export function measureSizes(bytes: Uint8Array): Sizes {
   return {

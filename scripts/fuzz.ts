@@ -1,6 +1,7 @@
 // Differential fuzzing of the optimizer with random C programs from Csmith.
 //
-//   npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--keep-dir DIR]
+//   npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--target T,…]
+//                   [--outline-hot off|on|both] [--keep-dir DIR]
 //                   [--jobs J] [--timeout MS] [--no-wasm-opt] [--verbose]
 //   node dist/scripts/fuzz.js --compare A.wasm B.wasm
 //
@@ -14,7 +15,9 @@
 //   4. each variant is run under node:wasi (argument "1": Csmith then prints
 //      the checksum of every global, not only the final one), optimized with
 //      optimize() and run again; stdout, stderr, exit code and files must be
-//      identical.
+//      identical. Each target (--target) and outline-hot setting (on: the
+//      passes rewrite hot code too, which in these small programs is most of
+//      the code the static estimate protects by default) is its own comparison.
 // Programs whose unoptimized module times out or does not exit with 0 are
 // skipped (as are programs Csmith or clang fail on). On a difference, or if
 // the optimizer throws, the C source, both modules and the difference are
@@ -67,6 +70,12 @@ export interface FuzzOptions {
    * own default (raw, since the fuzzer gives no compressors).
    */
   targets?: SizeTarget[];
+  /**
+   * outlineHot settings to run each target under: false is the default (the
+   * static estimate keeps calls out of hot code, which in these small programs
+   * is most code), true lets the passes rewrite all of it. Default [false].
+   */
+  outlineHot?: boolean[];
   keepDir: string;
   jobs: number;
   /** Timeout for a run of an unoptimized module (ms). */
@@ -257,14 +266,18 @@ async function fuzzOne(seed: number, o: FuzzOptions, clangEnv: NodeJS.ProcessEnv
         // Not ours to judge (binaryen, or a Csmith program with undefined behaviour).
         result.notes.push(`${v.name}: behaves differently from the clang module; compared with itself only`);
       }
-      for (const target of o.targets ?? [undefined]) {
-        const variant = target ? `${v.name}, target ${target}` : v.name;
+      for (const target of o.targets ?? [undefined]) for (const outlineHot of o.outlineHot ?? [false]) {
+        const variant = `${target ? `${v.name}, target ${target}` : v.name}${outlineHot ? ", outline-hot" : ""}`;
         let optimized: Uint8Array | null = null;
         let difference: string | null = null;
         try {
           optimized = o.transform
             ? o.transform(original.slice())
-            : optimize(original.slice(), { ...(o.passes === undefined ? {} : { passes: o.passes }), ...(target ? { target, measures: nodeMeasures } : {}) }).binary;
+            : optimize(original.slice(), {
+                ...(o.passes === undefined ? {} : { passes: o.passes }),
+                ...(target ? { target, measures: nodeMeasures } : {}),
+                ...(outlineHot ? { outlineHot } : {}),
+              }).binary;
         } catch (e) {
           difference = `the optimizer threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
         }
@@ -275,18 +288,18 @@ async function fuzzOne(seed: number, o: FuzzOptions, clangEnv: NodeJS.ProcessEnv
             timeoutMs: Math.max(10000, Math.ceil(before.durationMs * 5)),
           });
           difference = compareOutcomes(before, after);
-          lap(`optimize+run ${vi}${target ? ` ${target}` : ""}`);
+          lap(`optimize+run ${vi}${target ? ` ${target}` : ""}${outlineHot ? " outline-hot" : ""}`);
           result.compared++;
           result.bytesBefore += original.length;
           result.bytesAfter += optimized.length;
         }
         if (difference !== null) {
-          const dir = join(o.keepDir, `seed-${seed}${v.tag}${target ? `-${target}` : ""}`);
+          const dir = join(o.keepDir, `seed-${seed}${v.tag}${target ? `-${target}` : ""}${outlineHot ? "-outline-hot" : ""}`);
           mkdirSync(dir, { recursive: true });
           writeFileSync(join(dir, "prog.c"), readFileSync(cFile));
           writeFileSync(join(dir, "original.wasm"), original);
           if (optimized) writeFileSync(join(dir, "optimized.wasm"), optimized);
-          const repro = `npm run fuzz -- --count 1 --seed ${seed}${passesArg(o.passes)}${target ? ` --target ${target}` : ""}${o.wasmOpt ? "" : " --no-wasm-opt"}`;
+          const repro = `npm run fuzz -- --count 1 --seed ${seed}${passesArg(o.passes)}${target ? ` --target ${target}` : ""}${outlineHot ? " --outline-hot on" : ""}${o.wasmOpt ? "" : " --no-wasm-opt"}`;
           const compare = optimized ? `node dist/scripts/fuzz.js --compare ${join(dir, "original.wasm")} ${join(dir, "optimized.wasm")}` : "";
           writeFileSync(
             join(dir, "difference.txt"),
@@ -381,7 +394,8 @@ export function summaryLine(s: FuzzSummary): string {
 
 // ---------------------------------------------------------------------- CLI
 
-const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--target T1,T2,… (raw|gzip|brotli|balanced)] [--keep-dir DIR]
+const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--target T1,T2,… (raw|gzip|brotli|balanced)]
+                       [--outline-hot off|on|both] [--keep-dir DIR]
                        [--jobs J] [--timeout MS] [--no-wasm-opt] [--verbose]
        node dist/scripts/fuzz.js --compare A.wasm B.wasm`;
 
@@ -426,6 +440,13 @@ function parseArgs(argv: string[]): FuzzOptions | { compare: [string, string] } 
         const bad = list.filter((t) => !SIZE_TARGETS.includes(t as SizeTarget));
         if (bad.length || list.length === 0) throw new Error(`--target needs a comma-separated list of ${SIZE_TARGETS.join(", ")}`);
         o.targets = [...new Set(list as SizeTarget[])];
+        break;
+      }
+      case "--outline-hot": {
+        const v = value();
+        const modes: Record<string, boolean[]> = { off: [false], on: [true], both: [false, true] };
+        if (v === undefined || !modes[v]) throw new Error("--outline-hot needs off, on or both");
+        o.outlineHot = modes[v];
         break;
       }
       case "--no-wasm-opt": o.wasmOpt = false; break;

@@ -28,6 +28,7 @@ import { featureUse, usedFeatures } from "./analysis/feature-use.js";
 import { sortFeatures, type WasmFeature } from "./analysis/feature-names.js";
 import { InternalError, UsageError } from "./errors.js";
 import { scanSections, sectionBytes, type PassReport, type Report } from "./report.js";
+import { debugKind, restoreDebugInfo, setAsideDebugInfo, withoutCustomSections, type DebugOutcome, type RemovedSection } from "./debug-info.js";
 import { VERSION } from "./version.js";
 import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
 import type { Profile } from "./profile/profile.js";
@@ -90,6 +91,13 @@ export interface OptimizeOptions {
   outlineHot?: boolean;
   /** Deprecated spelling: `loopsHot: false` is `outlineHot: true`. */
   loopsHot?: boolean;
+  /**
+   * Remove DWARF (`.debug_*` and `external_debug_info` sections) whether or
+   * not the code changed, without a note. By default DWARF stays when the
+   * code it describes is unchanged and is removed with a note when it is not:
+   * it is never written stale (see debug-info.ts).
+   */
+  stripDwarf?: boolean;
   /**
    * Called as work proceeds. `done` counts finished phases and may be
    * fractional inside a phase; `total` is the number of phases; `phase` says
@@ -301,6 +309,11 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   } catch (e) {
     blame(e, "scanning the input's features failed");
   }
+
+  // Debug info that names code offsets is set aside: it goes back at the end
+  // only where it still holds, and the size judges need not compress it.
+  const aside = setAsideDebugInfo(m);
+  const stripDwarf = options.stripDwarf ?? false;
 
   // 2. Write once to get the baseline every pass is measured against.
   startPhase("write");
@@ -517,28 +530,43 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     throw new InternalError(`the optimized module uses ${unallowed.join(", ")}, which the input neither uses nor declares and the options do not enable`);
   }
 
-  // 6. Identity rule.
+  // 6. Debug info back where it holds, then the identity rule.
+  const noPassPaid = est !== null && current === baseline.bytes;
+  let debug: DebugOutcome;
+  try {
+    debug = restoreDebugInfo(bytes, current, aside, stripDwarf);
+    current = debug.binary;
+  } catch (e) {
+    blame(e, "putting the debug sections back failed");
+  }
+  // the input as it is returned when nothing better is: only DWARF stripped on request
+  const asInput = (): Uint8Array => (stripDwarf ? withoutCustomSections(bytes, (n) => debugKind(n) === "dwarf") : bytes.slice());
   let binary = current;
   let keptInput = false;
   if (current.length > bytes.length) {
     notes.push(`the rewritten module (${current.length} bytes) was larger than the input (${bytes.length} bytes); returned the input unchanged`);
-    binary = bytes.slice();
+    binary = asInput();
     keptInput = true;
-  } else if (est && current === baseline.bytes && !sameBytes(bytes, current)) {
+  } else if (noPassPaid && !sameBytes(bytes, current)) {
     // No pass kept anything on an estimate-judged run: the only change is
     // the rewrite itself, not worth two real brotli runs of a large module
     // (esbuild.wasm as shipped: 100 s of CPU, and its brotli size grew)
     notes.push(`no pass paid under target ${target}: returned the input unchanged`);
-    binary = bytes.slice();
+    binary = asInput();
     keptInput = true;
   } else if (judge.compressed && !sameBytes(bytes, current) && !judge.holds(bytes, current)) {
     // The last word, on the real measures (brotli quality 11 at every size)
     // against the input itself: every decision above was relative to the
     // module before it, and on large modules to an estimate.
     notes.push(`under target ${target} the result was larger than the input on the real measures (${judge.explainGrowth(bytes, current)}); returned the input unchanged`);
-    binary = bytes.slice();
+    binary = asInput();
     keptInput = true;
   }
+  let removedSections: RemovedSection[];
+  if (!keptInput) {
+    removedSections = debug.removed;
+    notes.push(...debug.notes);
+  } else removedSections = debug.removed.filter((s) => s.kind === "dwarf" && stripDwarf).map((s) => ({ ...s, why: "stripped" as const }));
   if (added.length > 0 && !keptInput) {
     const why = (f: WasmFeature): string => (inputFeatures.declared.has(f) ? "declared in the input's target_features section" : "enabled");
     notes.push(`features: the output uses ${added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
@@ -566,6 +594,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
       output: keptInput ? sortFeatures(inputFeatures.used) : sortFeatures(outputFeatures),
     },
     mergeMap: keptInput ? [] : resolveMergeMap(m, mapEntries),
+    removedSections,
     notes,
     timings,
   };

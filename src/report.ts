@@ -3,6 +3,7 @@
 // went. Section sizes come from scanning the section headers of the actual
 // input and output bytes, so they are exact, whatever the model did.
 
+import type { RemovedSection } from "./debug-info.js";
 import { ByteReader } from "./binary/bytes.js";
 import type { MergeMapEntry } from "./passes/merge-map.js";
 import type { WasmFeature } from "./analysis/feature-names.js";
@@ -72,6 +73,12 @@ export interface Report {
    * merged or extracted anything, or when the input was returned.
    */
   mergeMap: MergeMapEntry[];
+  /**
+   * Custom sections the output lacks: debug info (DWARF, a sourceMappingURL,
+   * code metadata) that the changed code made stale, or DWARF removed on
+   * request (stripDwarf). See debug-info.ts.
+   */
+  removedSections: RemovedSection[];
   notes: string[];
   timings: {
     readMs: number;

@@ -409,6 +409,20 @@ function sameBehaviour(a: Uint8Array, b: Uint8Array): void {
   for (const [name, args] of calls) assert.deepEqual(y[name]!(...args), x[name]!(...args), `${name}(${args.join(", ")})`);
 }
 
+test("--strip-dwarf removes DWARF sections; without it, unchanged code keeps them", () => {
+  const DWARF = section(0, [...str(".debug_info"), 1, 2, 3, 4, 5, 6, 7, 8]);
+  const { dir, input, output } = withInput(mod(TYPE_SEC, FUNC_SEC, EXPORT_SEC, CODE_SEC, NAME_SEC, DWARF));
+  const customs = (): string[] => readModule(new Uint8Array(readFileSync(output))).customs.map((c) => c.name);
+  let r = cli([input, "-o", output, "--passes", "none"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(customs(), ["name", ".debug_info"]);
+  r = cli([input, "-o", output, "--passes", "none", "--strip-dwarf"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(customs(), ["name"]);
+  assert.doesNotMatch(r.stderr, /debug info/);
+  rmSync(dir, { recursive: true });
+});
+
 test("identity run on examples/hello.wasm: exit 0, valid output not larger, same behaviour, size table", () => {
   const { dir, input, output, bytes } = copyExample();
   const r = cli([input, "-o", output, "--passes", "none"]);

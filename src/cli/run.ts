@@ -39,7 +39,7 @@ export interface CliIO {
 export { EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE, EXIT_INTERNAL };
 
 const USAGE_LINE =
-  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--profile FILE] [--quiet] [--no-validate] (--help for more)";
+  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--profile FILE] [--strip-dwarf] [--quiet] [--no-validate] (--help for more)";
 
 function helpText(): string {
   const passes = listPasses();
@@ -90,6 +90,10 @@ options:
                       return_call); every other feature name is accepted too
       --disable LIST  features passes must not add, even where IN.wasm uses
                       or declares them
+      --strip-dwarf   remove DWARF (.debug_* sections). Without it DWARF,
+                      a sourceMappingURL and code metadata stay when the code
+                      they describe is unchanged, and are removed with a note
+                      when it changed (they are never written stale)
       --checked       validate after every pass (slower; names a pass that
                       produced an invalid module)
       --no-validate   do not validate the input and the output
@@ -144,6 +148,7 @@ export function run(argv: readonly string[], io: CliIO): number {
     disable?: string;
     "outline-loops"?: boolean;
     "outline-hot"?: boolean;
+    "strip-dwarf"?: boolean;
     quiet?: boolean;
     "no-validate"?: boolean;
     checked?: boolean;
@@ -168,6 +173,7 @@ export function run(argv: readonly string[], io: CliIO): number {
         enable: { type: "string" },
         "outline-loops": { type: "boolean" },
         "outline-hot": { type: "boolean" },
+        "strip-dwarf": { type: "boolean" },
         disable: { type: "string" },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
@@ -301,6 +307,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       ...(hotThreshold !== undefined ? { hotThreshold } : {}),
       features,
       ...(values["outline-hot"] || values["outline-loops"] ? { outlineHot: true } : {}),
+      ...(values["strip-dwarf"] ? { stripDwarf: true } : {}),
       onProgress: (done, total, phase) => bar.update(done, total, phase),
     }));
   } catch (e) {

@@ -1,0 +1,203 @@
+// Custom sections that describe the code by byte offset or function index:
+// DWARF (`.debug_*`, and `external_debug_info`, which names a file of it), the
+// `sourceMappingURL` of a source map, and code metadata (`metadata.code.*`,
+// e.g. branch hints). wasm-compact cannot rewrite them yet, so once the passes
+// change what they describe they would point at the wrong code (a debugger
+// or symbolizer then shows wrong functions and lines, with no error). They
+// are never written stale: the pipeline sets them aside before the passes
+// (so the size judges do not compress them again and again either), and at
+// the end puts back each one whose addresses still hold, and removes the
+// others with a note. `stripDwarf` removes DWARF without a note.
+
+import { ByteReader } from "./binary/bytes.js";
+import { readModule } from "./binary/reader.js";
+import { writeModule } from "./binary/writer.js";
+import type { CustomSection, Module } from "./ir/module.js";
+
+export type DebugKind = "dwarf" | "source map" | "code metadata";
+
+export function debugKind(name: string): DebugKind | null {
+  if (name.startsWith(".debug_") || name === "external_debug_info") return "dwarf";
+  if (name === "sourceMappingURL") return "source map";
+  if (name.startsWith("metadata.code.")) return "code metadata";
+  return null;
+}
+
+/** Debug sections taken out of a module, with the order of all its custom sections to put them back in. */
+export interface SetAside {
+  sections: CustomSection[];
+  /** Names of the module's custom sections in their order, set-aside ones included. */
+  order: string[];
+}
+
+/** Takes the debug sections out of `m.customs` (all of them; the caller decides at the end what goes back). */
+export function setAsideDebugInfo(m: Module): SetAside {
+  const order = m.customs.map((c) => c.name);
+  const sections = m.customs.filter((c) => debugKind(c.name) !== null);
+  if (sections.length > 0) m.customs = m.customs.filter((c) => debugKind(c.name) === null);
+  return { sections, order };
+}
+
+/** A removed section, for the report. */
+export interface RemovedSection {
+  name: string;
+  /** Bytes of the whole section (id, size, name and payload). */
+  bytes: number;
+  kind: DebugKind;
+  /** "stale": what it describes changed; "stripped": the user asked (stripDwarf). */
+  why: "stale" | "stripped";
+}
+
+export interface DebugOutcome {
+  binary: Uint8Array;
+  removed: RemovedSection[];
+  notes: string[];
+}
+
+interface Section {
+  id: number;
+  /** Offset of the section's id byte, and of its payload. */
+  start: number;
+  payload: number;
+  end: number;
+}
+
+function sectionsOf(bytes: Uint8Array): Section[] {
+  const r = new ByteReader(bytes);
+  r.pos = 8;
+  const out: Section[] = [];
+  while (!r.atEnd()) {
+    const start = r.pos;
+    const id = r.u8();
+    const size = r.u32();
+    out.push({ id, start, payload: r.pos, end: r.pos + size });
+    r.pos += size;
+  }
+  return out;
+}
+
+function sameRange(a: Uint8Array, a0: number, a1: number, b: Uint8Array, b0: number, b1: number): boolean {
+  if (a1 - a0 !== b1 - b0) return false;
+  for (let i = 0; i < a1 - a0; i++) if (a[a0 + i] !== b[b0 + i]) return false;
+  return true;
+}
+
+/**
+ * Do the addresses that DWARF and code metadata use still hold? They are
+ * offsets into the code section's payload and function, global, type and
+ * local indices: they hold when every known section but data is byte for
+ * byte the input's (data addresses are memory addresses, which no pass moves).
+ */
+export function codeUnchanged(input: Uint8Array, output: Uint8Array): boolean {
+  const known = (b: Uint8Array): Section[] => sectionsOf(b).filter((s) => s.id !== 0 && s.id !== 11);
+  const a = known(input);
+  const b = known(output);
+  return a.length === b.length && a.every((s, k) => s.id === b[k]!.id && sameRange(input, s.payload, s.end, output, b[k]!.payload, b[k]!.end));
+}
+
+/** Does a source map still hold? Its offsets are file offsets of instructions: every byte up to the end of the code section must be the same. */
+export function codePrefixUnchanged(input: Uint8Array, output: Uint8Array): boolean {
+  const codeEnd = (b: Uint8Array): number => sectionsOf(b).find((s) => s.id === 10)?.end ?? -1;
+  const e = codeEnd(input);
+  return e === codeEnd(output) && sameRange(input, 0, e, output, 0, e);
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * Puts back into `output` (written from a module without them) the set-aside
+ * sections whose addresses still hold against `input`, in their old places;
+ * the others are removed, with a note for each kind unless stripped on request.
+ */
+export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: SetAside, stripDwarf: boolean): DebugOutcome {
+  if (aside.sections.length === 0) return { binary: output, removed: [], notes: [] };
+  const removed: RemovedSection[] = [];
+  const keep: CustomSection[] = [];
+  const size = (c: CustomSection): number => {
+    const nameLen = new TextEncoder().encode(c.name).length;
+    const payload = lebSize(nameLen) + nameLen + c.bytes.length;
+    return 1 + lebSize(payload) + payload;
+  };
+  const holds = new Map<DebugKind, boolean>();
+  const check = (k: DebugKind): boolean => {
+    let h = holds.get(k);
+    if (h === undefined) {
+      h = k === "source map" ? codePrefixUnchanged(input, output) : codeUnchanged(input, output);
+      holds.set(k, h);
+    }
+    return h;
+  };
+  for (const c of aside.sections) {
+    const kind = debugKind(c.name)!;
+    if (kind === "dwarf" && stripDwarf) removed.push({ name: c.name, bytes: size(c), kind, why: "stripped" });
+    else if (!check(kind)) removed.push({ name: c.name, bytes: size(c), kind, why: "stale" });
+    else keep.push(c);
+  }
+  let binary = output;
+  if (keep.length > 0) {
+    // back in their places: the module's other custom sections are those of
+    // the input in the same order (passes add none), set-aside ones between
+    const m = readModule(output);
+    const rest = m.customs;
+    const merged: CustomSection[] = [];
+    let r = 0;
+    for (const name of aside.order) {
+      const mine = keep.find((c) => c.name === name && !merged.includes(c));
+      if (mine && debugKind(name) !== null) merged.push(mine);
+      else if (r < rest.length && rest[r]!.name === name) merged.push(rest[r++]!);
+    }
+    while (r < rest.length) merged.push(rest[r++]!);
+    m.customs = merged;
+    binary = writeModule(m);
+  }
+  const notes: string[] = [];
+  const stale = removed.filter((s) => s.why === "stale");
+  const total = (list: RemovedSection[]): number => list.reduce((n, s) => n + s.bytes, 0);
+  const dwarf = stale.filter((s) => s.kind === "dwarf");
+  if (dwarf.length > 0) {
+    notes.push(
+      `debug info: removed DWARF (${plural(dwarf.length, "section")}: ${dwarf.map((s) => s.name).join(", ")}; ${total(dwarf)} bytes): ` +
+        "it describes the input's code, which the passes changed, and wasm-compact cannot rewrite DWARF yet, so it would point at the wrong code " +
+        "(--strip-dwarf removes it without this note; --passes none keeps it)",
+    );
+  }
+  if (stale.some((s) => s.kind === "source map")) {
+    notes.push("debug info: removed the sourceMappingURL section: the source map it names gives the input's code offsets, which the passes changed");
+  }
+  const meta = stale.filter((s) => s.kind === "code metadata");
+  if (meta.length > 0) {
+    notes.push(`debug info: removed ${meta.map((s) => s.name).join(", ")}: it names functions and code offsets of the input, which the passes changed`);
+  }
+  return { binary, removed, notes };
+}
+
+function lebSize(n: number): number {
+  let k = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    k++;
+  }
+  return k;
+}
+
+/** `bytes` without the custom sections `drop` says yes to (byte for byte otherwise). */
+export function withoutCustomSections(bytes: Uint8Array, drop: (name: string) => boolean): Uint8Array {
+  const parts: [number, number][] = [];
+  let from = 0;
+  for (const s of sectionsOf(bytes)) {
+    if (s.id !== 0) continue;
+    const r = new ByteReader(bytes, s.payload, s.end);
+    if (!drop(r.name())) continue;
+    parts.push([from, s.start]);
+    from = s.end;
+  }
+  if (parts.length === 0) return bytes;
+  parts.push([from, bytes.length]);
+  const out = new Uint8Array(parts.reduce((n, [a, b]) => n + b - a, 0));
+  let o = 0;
+  for (const [a, b] of parts) {
+    out.set(bytes.subarray(a, b), o);
+    o += b - a;
+  }
+  return out;
+}
