@@ -9,7 +9,7 @@
 // the end puts back each one whose addresses still hold, and removes the
 // others with a note. `stripDwarf` removes DWARF without a note.
 
-import { ByteReader } from "./binary/bytes.js";
+import { sectionSpans, withoutSections, type SectionSpan } from "./binary/sections.js";
 import { readModule } from "./binary/reader.js";
 import { writeModule } from "./binary/writer.js";
 import type { CustomSection, Module } from "./ir/module.js";
@@ -54,28 +54,6 @@ export interface DebugOutcome {
   notes: string[];
 }
 
-interface Section {
-  id: number;
-  /** Offset of the section's id byte, and of its payload. */
-  start: number;
-  payload: number;
-  end: number;
-}
-
-function sectionsOf(bytes: Uint8Array): Section[] {
-  const r = new ByteReader(bytes);
-  r.pos = 8;
-  const out: Section[] = [];
-  while (!r.atEnd()) {
-    const start = r.pos;
-    const id = r.u8();
-    const size = r.u32();
-    out.push({ id, start, payload: r.pos, end: r.pos + size });
-    r.pos += size;
-  }
-  return out;
-}
-
 function sameRange(a: Uint8Array, a0: number, a1: number, b: Uint8Array, b0: number, b1: number): boolean {
   if (a1 - a0 !== b1 - b0) return false;
   for (let i = 0; i < a1 - a0; i++) if (a[a0 + i] !== b[b0 + i]) return false;
@@ -89,7 +67,7 @@ function sameRange(a: Uint8Array, a0: number, a1: number, b: Uint8Array, b0: num
  * byte the input's (data addresses are memory addresses, which no pass moves).
  */
 export function codeUnchanged(input: Uint8Array, output: Uint8Array): boolean {
-  const known = (b: Uint8Array): Section[] => sectionsOf(b).filter((s) => s.id !== 0 && s.id !== 11);
+  const known = (b: Uint8Array): SectionSpan[] => sectionSpans(b).filter((s) => s.id !== 0 && s.id !== 11);
   const a = known(input);
   const b = known(output);
   return a.length === b.length && a.every((s, k) => s.id === b[k]!.id && sameRange(input, s.payload, s.end, output, b[k]!.payload, b[k]!.end));
@@ -97,7 +75,7 @@ export function codeUnchanged(input: Uint8Array, output: Uint8Array): boolean {
 
 /** Does a source map still hold? Its offsets are file offsets of instructions: every byte up to the end of the code section must be the same. */
 export function codePrefixUnchanged(input: Uint8Array, output: Uint8Array): boolean {
-  const codeEnd = (b: Uint8Array): number => sectionsOf(b).find((s) => s.id === 10)?.end ?? -1;
+  const codeEnd = (b: Uint8Array): number => sectionSpans(b).find((s) => s.id === 10)?.end ?? -1;
   const e = codeEnd(input);
   return e === codeEnd(output) && sameRange(input, 0, e, output, 0, e);
 }
@@ -180,24 +158,7 @@ function lebSize(n: number): number {
   return k;
 }
 
-/** `bytes` without the custom sections `drop` says yes to (byte for byte otherwise). */
+/** `bytes` without the custom sections whose name `drop` says yes to (byte for byte otherwise). */
 export function withoutCustomSections(bytes: Uint8Array, drop: (name: string) => boolean): Uint8Array {
-  const parts: [number, number][] = [];
-  let from = 0;
-  for (const s of sectionsOf(bytes)) {
-    if (s.id !== 0) continue;
-    const r = new ByteReader(bytes, s.payload, s.end);
-    if (!drop(r.name())) continue;
-    parts.push([from, s.start]);
-    from = s.end;
-  }
-  if (parts.length === 0) return bytes;
-  parts.push([from, bytes.length]);
-  const out = new Uint8Array(parts.reduce((n, [a, b]) => n + b - a, 0));
-  let o = 0;
-  for (const [a, b] of parts) {
-    out.set(bytes.subarray(a, b), o);
-    o += b - a;
-  }
-  return out;
+  return withoutSections(bytes, (s) => s.id === 0 && drop(s.name));
 }

@@ -158,6 +158,15 @@ function restoreOrigins(m: Module, origins: readonly number[], entries: readonly
  */
 const EXACT_MAX = 64 << 10;
 
+/**
+ * Under balanced, an estimate-judged result that saves less than this share
+ * of the file's raw bytes is not verified: the input is returned. Verifying
+ * costs a brotli quality-11 run of the input and one of the result (2-3 s
+ * each for a 1 MB module); brotli-wasm's modules (two thirds data) saved
+ * 425 bytes of 1 MB and took longer than wasm-opt -Oz for it.
+ */
+const MIN_VERIFIED_SHARE = 0.001;
+
 /** Above this many bytes the brotli target runs its own search only (a real brotli run of 4 MiB takes seconds). */
 const PORTFOLIO_MAX = 4 << 20;
 
@@ -461,13 +470,24 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     // (each real brotli run of a mid-size module costs a third of what
     // wasm-opt -Oz takes on it)
     checkpoints.push({ bytes: current, passes: k + 1, reports: passReports.length, entries: mapEntries.length, origins: m.functions.map((f) => f.origin) });
+    // Once the passes saved enough to be verified (gains only grow from one
+    // checkpoint to the next), verification will need the real sizes of the
+    // module as read and of the input: where the measures have another core
+    // they start now, while the later passes run. Nothing is measured ahead
+    // that may not be needed: a process cannot exit while a worker thread is
+    // inside a compressor run, so a needless run costs its time at the end.
+    if (target !== "balanced" || baseline.bytes.length - current.length >= MIN_VERIFIED_SHARE * bytes.length) judge.prefetch([baseline.bytes, bytes]);
   });
   if (est && checkpoints.length > 0) {
     // real brotli runs of the checkpoints, some perhaps still on the other core
     total++;
     startPhase("verify");
-    judge.prefetch([baseline.bytes, bytes]);
-    const back = verify(judge, baseline, checkpoints);
+    const gain = baseline.bytes.length - checkpoints[checkpoints.length - 1]!.bytes.length;
+    const tooLittle = target === "balanced" && gain < MIN_VERIFIED_SHARE * bytes.length;
+    if (!tooLittle) judge.prefetch([baseline.bytes, bytes]);
+    const back = tooLittle
+      ? { ...baseline, why: `it saved ${gain} bytes, under ${MIN_VERIFIED_SHARE * 100} % of the file: not worth verifying on the real measures` }
+      : verify(judge, baseline, checkpoints);
     endPhase();
     let how = "held";
     if (back) {
@@ -492,7 +512,12 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
       const kept = passes.slice(0, back.passes).filter((_, k) => paidOnEstimate[k]).map((p) => p.name);
       how = `failed (${back.why.replace(/^on the real measures /, "")}), so the result is the last state that holds (${kept.length > 0 ? `after ${kept.join(", ")}` : "the module as read"})`;
     }
-    runNotes.push(`under target ${target} the passes were judged on a fast brotli estimate and the result verified on the real measures: it ${how}`);
+    runNotes.push(
+      tooLittle
+        ? `under target ${target} the passes were judged on a fast brotli estimate and saved ${gain} bytes, under ${MIN_VERIFIED_SHARE * 100} % of the file: ` +
+            "not worth two brotli quality-11 runs to verify, so the input is returned unchanged"
+        : `under target ${target} the passes were judged on a fast brotli estimate and the result verified on the real measures: it ${how}`,
+    );
   }
   timings.passesMs = ms(now() - tPasses);
 
@@ -551,7 +576,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     // No pass kept anything on an estimate-judged run: the only change is
     // the rewrite itself, not worth two real brotli runs of a large module
     // (esbuild.wasm as shipped: 100 s of CPU, and its brotli size grew)
-    notes.push(`no pass paid under target ${target}: returned the input unchanged`);
+    if (!passReports.some((r) => r.changed)) notes.push(`no pass paid under target ${target}: returned the input unchanged`);
     binary = asInput();
     keptInput = true;
   } else if (judge.compressed && !sameBytes(bytes, current) && !judge.holds(bytes, current)) {

@@ -8,6 +8,8 @@
 // The core has no compressor of its own: the caller supplies measures (the
 // CLI passes Node's zlib); a target that needs a missing measure is an error.
 
+import { withoutSections } from "./binary/sections.js";
+
 export type SizeTarget = "raw" | "gzip" | "brotli" | "balanced";
 export const SIZE_TARGETS: readonly SizeTarget[] = ["raw", "gzip", "brotli", "balanced"];
 
@@ -43,6 +45,31 @@ export interface Sizes {
 }
 
 type Measure = "gzip" | "brotli" | "brotliFast";
+
+// An estimate looks only at what passes change: the data section and custom
+// sections other than "name" are left out (brotli-wasm's module is two
+// thirds data, web-tree-sitter's debug build two thirds DWARF), so a stand-in
+// run costs less. Estimates only steer; the real measures see whole modules.
+const views = new WeakMap<Uint8Array, Uint8Array>();
+
+/** The part of a module an estimate measures (the same array for the same module, so measure caches keyed by it work). */
+export function estimateView(bytes: Uint8Array): Uint8Array {
+  let v = views.get(bytes);
+  if (v === undefined) {
+    try {
+      v = withoutSections(bytes, (s) => s.id === 11 || (s.id === 0 && s.name !== "name"));
+    } catch {
+      v = bytes; // not a module's section structure (a measure may be asked about any bytes): all of it
+    }
+    views.set(bytes, v);
+  }
+  return v;
+}
+
+const onView =
+  (f: (b: Uint8Array) => number) =>
+  (b: Uint8Array): number =>
+    f(estimateView(b));
 
 // Keys by array: one comparison asks for the key of the same module several
 // times (each measure, the prefetch hint, the two-core pool), and hashing
@@ -127,7 +154,8 @@ export class SizeJudge {
 
   /**
    * A judge on cheap stand-ins (brotliEstimate for brotli; gzip is cheap
-   * already), for the balanced and brotli targets, or null. A search may run
+   * already), each measuring estimateView of a module, for the balanced and
+   * brotli targets, or null. A search may run
    * on it, but its result must then be verified here: a stand-in disagrees
    * with the real measure about whether a change helps in about a third of
    * the cases. The pipeline uses it for balanced above a size, and for
@@ -138,14 +166,14 @@ export class SizeJudge {
   estimator(): SizeJudge | null {
     if (this.est === undefined) {
       const m = this.measures;
-      const fast = m.brotliFast ? { brotliFast: m.brotliFast } : {};
+      const fast = m.brotliFast ? { brotliFast: onView(m.brotliFast) } : {};
       this.est =
         !m.brotliEstimate || (this.target === "balanced" && !m.gzip)
           ? null
           : this.target === "balanced"
-            ? new SizeJudge("balanced", { gzip: m.gzip!, brotli: m.brotliEstimate, ...fast })
+            ? new SizeJudge("balanced", { gzip: onView(m.gzip!), brotli: onView(m.brotliEstimate), ...fast })
             : this.target === "brotli"
-              ? new SizeJudge("brotli", { brotli: m.brotliEstimate, ...fast })
+              ? new SizeJudge("brotli", { brotli: onView(m.brotliEstimate), ...fast })
               : null;
     }
     return this.est;

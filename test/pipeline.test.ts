@@ -454,7 +454,8 @@ test("the last word is the real brotli at every size: on a module above 4 MiB an
     // change grows (the input and the module as rewritten, 3 bytes shorter, tie)
     let real = 0;
     const brotli = (b: Uint8Array): number => (real++, b.length >= big.length - 8 ? 1000 : 1001);
-    const { binary, report } = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len }, target });
+    // (outlineHot: the passes must save 0.1 % of the file for balanced to verify at all)
+    const { binary, report } = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len }, target, outlineHot: true });
     assert.equal(brotli(binary), 1000, `${target}: the real brotli size did not grow`);
     assert.ok(real <= 5, `${target}: ${real - 1} real brotli runs, none per decision`);
     assert.ok(report.passes.some((p) => p.notes.some((n) => /undone: on the real measures the result grew/.test(n))), `${target}: a change paid on the estimate`);
@@ -462,6 +463,26 @@ test("the last word is the real brotli at every size: on a module above 4 MiB an
   // where the real measure agrees, the result is kept
   const { binary } = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli: len, brotliEstimate: len }, target: "brotli" });
   assert.ok(binary.length < big.length);
+});
+
+test("balanced does not verify a gain under 0.1 % of the file: no quality-11 run, the input comes back", () => {
+  const big = padded(GRAPH, 1 << 20);
+  const len = (b: Uint8Array): number => b.length;
+  let real = 0;
+  const brotli = (b: Uint8Array): number => (real++, b.length);
+  const { binary, report } = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len } });
+  const saved = report.passes.reduce((n, p) => n + (p.changed ? 1 : 0), 0);
+  assert.ok(saved > 0, "a pass paid on the estimate");
+  assert.equal(real, 0, "no real brotli run");
+  assert.deepEqual(binary, big);
+  assert.ok(report.keptInput);
+  assert.match(report.notes.join("\n"), /under 0\.1 % of the file: not worth two brotli quality-11 runs to verify/);
+  assert.ok(report.passes.every((p) => !p.changed || !p.kept));
+  // the same gain on a file a thousandth the size is verified and kept
+  real = 0;
+  const small = padded(GRAPH, 1 << 10);
+  const r2 = optimize(small, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len } });
+  assert.ok(r2.binary.length < small.length && real > 0);
 });
 
 test("the last word compares with the input itself: a result that holds against the rewritten module but grows against the input is not returned", () => {

@@ -1,0 +1,53 @@
+// Section-level views of an encoded module, without decoding it: where each
+// section is, and the module with some sections left out (byte for byte
+// otherwise). For callers that work on whole sections only (debug info kept
+// or removed, size estimates on the part of a module passes change).
+
+import { ByteReader } from "./bytes.js";
+
+export interface SectionSpan {
+  id: number;
+  /** Custom sections: their name; "" for the others. */
+  name: string;
+  /** Offset of the section's id byte, of its payload, and its end. */
+  start: number;
+  payload: number;
+  end: number;
+}
+
+/** The sections of a module whose header structure is known to be sound (it was read or written by us). */
+export function sectionSpans(bytes: Uint8Array): SectionSpan[] {
+  const r = new ByteReader(bytes);
+  r.pos = 8;
+  const out: SectionSpan[] = [];
+  while (!r.atEnd()) {
+    const start = r.pos;
+    const id = r.u8();
+    const size = r.u32();
+    const payload = r.pos;
+    const name = id === 0 ? new ByteReader(bytes, payload, payload + size).name() : "";
+    out.push({ id, name, start, payload, end: payload + size });
+    r.pos = payload + size;
+  }
+  return out;
+}
+
+/** `bytes` without the sections `drop` says yes to; `bytes` itself when none is dropped. */
+export function withoutSections(bytes: Uint8Array, drop: (s: SectionSpan) => boolean): Uint8Array {
+  const parts: [number, number][] = [];
+  let from = 0;
+  for (const s of sectionSpans(bytes)) {
+    if (!drop(s)) continue;
+    parts.push([from, s.start]);
+    from = s.end;
+  }
+  if (parts.length === 0) return bytes;
+  parts.push([from, bytes.length]);
+  const out = new Uint8Array(parts.reduce((n, [a, b]) => n + b - a, 0));
+  let o = 0;
+  for (const [a, b] of parts) {
+    out.set(bytes.subarray(a, b), o);
+    o += b - a;
+  }
+  return out;
+}
