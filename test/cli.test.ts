@@ -338,6 +338,18 @@ test("usage: an unknown feature, or one both enabled and disabled", () => {
   rmSync(dir, { recursive: true });
 });
 
+test("wasm-opt's feature flags: --enable-FEATURE, --disable-FEATURE, -all and -mvp", () => {
+  const { dir, input, output } = withInput(VALID);
+  for (const args of [["--enable-multivalue", "--enable-tail-call"], ["-all", "--disable-multivalue"], ["--all-features"], ["-mvp", "--enable-simd"]]) {
+    const r = cli([input, "-o", output, ...args]);
+    assert.equal(r.status, 0, `${args.join(" ")}: ${r.stderr}`);
+  }
+  assertUsage(cli([input, "-o", output, "--enable-warp-drive"]), /--enable: unknown feature "warp-drive"/);
+  assertUsage(cli([input, "-o", output, "--enable-simd", "--disable-simd"]), /feature simd is both enabled and disabled/);
+  assertUsage(cli([input, "-o", output, "-all", "-mvp"]), /contradict/);
+  rmSync(dir, { recursive: true });
+});
+
 test("--enable and --disable take wasm-opt's and LLVM's names; the report lists the features", () => {
   const { dir, input, output } = withInput(VALID);
   const r = cli([input, "-o", output, "--target", "raw", "--enable", "multi-value,simd128,reference-types", "--disable", "tail-call", "--json", "-"]);
@@ -346,13 +358,38 @@ test("--enable and --disable take wasm-opt's and LLVM's names; the report lists 
   rmSync(dir, { recursive: true });
 });
 
-test("usage: -o naming the input itself is refused and the input is not touched", () => {
+test("-o may name the input, as with wasm-opt: it is replaced whole once the result is written; bad input leaves it untouched", () => {
+  const { dir, input, bytes } = copyExample();
+  const r = cli(["hello.wasm", "-o", "./hello.wasm", "--target", "raw", "--outline-hot"], { cwd: dir });
+  assert.equal(r.status, 0, r.stderr);
+  const out = new Uint8Array(readFileSync(input));
+  assert.ok(out.length < bytes.length, `${out.length} < ${bytes.length}`);
+  sameBehaviour(bytes, out);
+  assert.deepEqual(readdirSync(dir).sort(), ["hello.wasm"], "no temp file left");
+  rmSync(dir, { recursive: true });
+  const bad = withInput(VALID.slice(0, VALID.length - 3));
+  assert.equal(cli([bad.input, "-o", bad.input]).status, 1);
+  assertUntouched(bad.dir, ["in.wasm"], { path: bad.input, bytes: VALID.slice(0, VALID.length - 3) });
+  rmSync(bad.dir, { recursive: true });
+});
+
+test("- reads the module from stdin and -o - writes it to stdout; the report cannot share stdout with it", () => {
+  const bytes = new Uint8Array(readFileSync(EXAMPLE));
+  const r = spawnSync(process.execPath, [CLI, "-", "-o", "-", "--passes", "fold-functions,outline", "--target", "raw"], { input: bytes, timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr.toString());
+  const out = new Uint8Array(r.stdout);
+  assert.ok(WebAssembly.validate(out) && out.length <= bytes.length);
+  sameBehaviour(bytes, out);
+  assert.match(r.stderr.toString(), /^wasm-compact: <stdin> -> <stdout> /);
   const { dir, input } = withInput(VALID);
-  assertUsage(cli([input, "-o", input]), /is the input file/);
-  // also through a different spelling of the same path
-  assertUsage(cli(["in.wasm", "-o", "./in.wasm"], { cwd: dir }), /is the input file/);
+  assertUsage(cli([input, "-o", "-", "--json", "-"]), /-o - writes the module to stdout; --json cannot write there too/);
   assertUntouched(dir, ["in.wasm"], { path: input, bytes: VALID });
   rmSync(dir, { recursive: true });
+  // bad input on stdin: exit 1, named as <stdin>, nothing on stdout
+  const b = spawnSync(process.execPath, [CLI, "-", "-o", "-"], { input: VALID.slice(0, 12), timeout: 60_000 });
+  assert.equal(b.status, 1);
+  assert.equal(b.stdout.length, 0);
+  assert.match(b.stderr.toString(), /^error: <stdin>: /);
 });
 
 test("usage: --json naming the input or the output is refused", () => {
@@ -557,4 +594,19 @@ test("the built CLI is executable through its shebang (the package bin)", { skip
   const r = spawnSync(CLI, ["--version"], { encoding: "utf8" });
   assert.equal(r.status, 0, String(r.error ?? r.stderr));
   assert.equal(r.stdout, `${VERSION}\n`);
+});
+
+test("wasm-opt's feature spellings map onto --enable/--disable; -all and -mvp set every feature, the lists override them", async () => {
+  const { wasmOptSpellings, parseFeatures } = await import("../src/cli/run.js");
+  assert.deepEqual(wasmOptSpellings(["a.wasm", "--enable-simd", "-all", "--disable-tail-call", "-mvp", "--", "--enable-x"]), [
+    "a.wasm", "--enable", "simd", "--all-features", "--disable", "tail-call", "--mvp-features", "--", "--enable-x",
+  ]);
+  const all = parseFeatures(undefined, ["simd"], "all");
+  assert.equal(all["simd"], false);
+  assert.equal(all["multivalue"], true);
+  assert.equal(all["tail-call"], true);
+  const none = parseFeatures(["multi-value"], undefined, "none");
+  assert.equal(none["multivalue"], true);
+  assert.equal(none["tail-call"], false);
+  assert.deepEqual(parseFeatures(["simd,tail-call"], ["multivalue"]), { simd: true, "tail-call": true, multivalue: false });
 });

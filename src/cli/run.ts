@@ -31,6 +31,11 @@ export interface CliIO {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   stderrIsTTY: boolean;
+  /** The optimized module for `-o -` (absent: `-o -` is a usage error). */
+  stdoutBytes?: (b: Uint8Array) => void;
+  stdoutIsTTY?: boolean;
+  /** All of standard input, for the input file `-` (absent: `-` is a usage error). */
+  readStdin?: () => Uint8Array;
   env: Readonly<Record<string, string | undefined>>;
   /** Milliseconds clock (defaults to performance.now). */
   now?: () => number;
@@ -53,7 +58,9 @@ usage: wasm-compact IN.wasm -o OUT.wasm [options]
 options:
   -o, --output FILE   where to write the optimized module (required). Written
                       whole or not at all (temp file + rename); missing
-                      directories are created. Must not be IN.wasm itself.
+                      directories are created. May be IN.wasm itself (it is
+                      replaced only once the result is complete); "-" writes
+                      to stdout. IN.wasm may be "-" too: read from stdin.
       --passes LIST   comma-separated passes to run in this order, or "none"
                       (default: ${DEFAULT_PIPELINE.join(",")};
                       under --target raw outline runs before fold-blocks)
@@ -83,12 +90,14 @@ options:
                       as loops and what they call (with --profile, the
                       profile decides). Smaller, but hot code may run much
                       slower. (--outline-loops is the old name.)
-      --enable LIST   features passes may add although IN.wasm neither uses
+      --enable LIST   (or --enable-FEATURE, as wasm-opt spells it; --all-features
+                      or -all enables every one, --mvp-features or -mvp none)
+                      features passes may add although IN.wasm neither uses
                       them nor declares them in its target_features section,
                       by wasm-opt's names: multivalue (outlined code returns
                       several values), tail-call (tails and thunks end in
                       return_call); every other feature name is accepted too
-      --disable LIST  features passes must not add, even where IN.wasm uses
+      --disable LIST  (or --disable-FEATURE) features passes must not add, even where IN.wasm uses
                       or declares them
       --strip-dwarf   remove DWARF (.debug_* sections). Without it DWARF,
                       a sourceMappingURL and code metadata stay when the code
@@ -144,8 +153,10 @@ export function run(argv: readonly string[], io: CliIO): number {
     target?: string;
     profile?: string;
     "hot-threshold"?: string;
-    enable?: string;
-    disable?: string;
+    enable?: string[];
+    "all-features"?: boolean;
+    "mvp-features"?: boolean;
+    disable?: string[];
     "outline-loops"?: boolean;
     "outline-hot"?: boolean;
     "strip-dwarf"?: boolean;
@@ -158,7 +169,7 @@ export function run(argv: readonly string[], io: CliIO): number {
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
-      args: [...argv],
+      args: wasmOptSpellings(argv),
       strict: true,
       allowPositionals: true,
       options: {
@@ -170,11 +181,13 @@ export function run(argv: readonly string[], io: CliIO): number {
         target: { type: "string" },
         profile: { type: "string" },
         "hot-threshold": { type: "string" },
-        enable: { type: "string" },
+        enable: { type: "string", multiple: true },
+        "all-features": { type: "boolean" },
+        "mvp-features": { type: "boolean" },
         "outline-loops": { type: "boolean" },
         "outline-hot": { type: "boolean" },
         "strip-dwarf": { type: "boolean" },
-        disable: { type: "string" },
+        disable: { type: "string", multiple: true },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
         checked: { type: "boolean" },
@@ -213,7 +226,8 @@ export function run(argv: readonly string[], io: CliIO): number {
       hotThreshold = Number(t);
       if (t.trim() === "" || !(hotThreshold >= 0 && hotThreshold <= 1)) throw new UsageError(`--hot-threshold: expected a number from 0 to 1, got "${t}"`);
     }
-    features = parseFeatures(values.enable, values.disable);
+    if (values["all-features"] && values["mvp-features"]) throw new UsageError("--all-features and --mvp-features contradict each other");
+    features = parseFeatures(values.enable, values.disable, values["all-features"] ? "all" : values["mvp-features"] ? "none" : undefined);
     if (values.profile === "") throw new UsageError("the --profile file name is empty");
     if (positionals.length === 0) throw new UsageError("missing input file");
     if (positionals.length > 1) throw new UsageError(`expected one input file, got ${positionals.length}: ${positionals.join(" ")}`);
@@ -225,6 +239,10 @@ export function run(argv: readonly string[], io: CliIO): number {
     if (values.json === "") throw new UsageError("the --json file name is empty");
     if (values.map === "") throw new UsageError("the --map file name is empty");
     if (values.json === "-" && values.map === "-") throw new UsageError("--json and --map cannot both write to stdout");
+    if (output === "-" && (values.json === "-" || values.map === "-")) throw new UsageError(`-o - writes the module to stdout; --${values.json === "-" ? "json" : "map"} cannot write there too`);
+    if (output === "-" && !io.stdoutBytes) throw new UsageError("-o - (stdout) is not available here");
+    if (output === "-" && io.stdoutIsTTY) throw new UsageError("-o - would write a binary module to the terminal; redirect stdout or name a file");
+    if (input === "-" && !io.readStdin) throw new UsageError("reading the input from stdin (-) is not available here");
     if (values.passes !== undefined) {
       const list = values.passes.split(",").map((s) => s.trim());
       if (list.some((s) => s === "")) throw new UsageError(`--passes: empty pass name in "${values.passes}" (use --passes none for no passes)`);
@@ -240,36 +258,44 @@ export function run(argv: readonly string[], io: CliIO): number {
   const jsonPath = values.json;
   const mapPath = values.map;
 
-  // 2. Files: the input must be a readable file; nothing we write may be the input.
-  let inStat: Stats;
-  try {
-    inStat = statSync(input);
-  } catch (e) {
-    return fileError(input, fsMessage(e));
+  // 2. Files: the input must be a readable file (or stdin); -o may be the
+  // input (replaced whole, by rename, once the result is written), the
+  // reports may not be the input or the output.
+  const fromStdin = input === "-";
+  const toStdout = output === "-";
+  const inputName = fromStdin ? "<stdin>" : input;
+  const outputName = toStdout ? "<stdout>" : output;
+  let inStat: Stats | null = null;
+  if (!fromStdin) {
+    try {
+      inStat = statSync(input);
+    } catch (e) {
+      return fileError(input, fsMessage(e));
+    }
+    if (inStat.isDirectory()) return fileError(input, "is a directory, expected a .wasm file");
   }
-  if (inStat.isDirectory()) return fileError(input, "is a directory, expected a .wasm file");
-  const outStat = statOrNull(output);
+  const outStat = toStdout ? null : statOrNull(output);
   if (outStat?.isDirectory()) return fileError(output, "is a directory; -o needs a file name");
-  if ((outStat && sameFile(inStat, outStat)) || resolve(output) === resolve(input)) {
-    return usage(`-o ${output} is the input file; wasm-compact never overwrites its input (write elsewhere, then rename)`);
-  }
   const extras: { flag: string; path: string }[] = [];
   if (jsonPath !== undefined && jsonPath !== "-") extras.push({ flag: "--json", path: jsonPath });
   if (mapPath !== undefined && mapPath !== "-") extras.push({ flag: "--map", path: mapPath });
   for (const [i, { flag, path }] of extras.entries()) {
     const st = statOrNull(path);
     if (st?.isDirectory()) return fileError(path, `is a directory; ${flag} needs a file name`);
-    if ((st && sameFile(inStat, st)) || resolve(path) === resolve(input)) return usage(`${flag} ${path} is the input file`);
-    if ((st && outStat && sameFile(st, outStat)) || resolve(path) === resolve(output)) return usage(`${flag} ${path} is the same file as -o`);
+    if (!fromStdin && ((st && inStat && sameFile(inStat, st)) || resolve(path) === resolve(input))) return usage(`${flag} ${path} is the input file`);
+    if (!toStdout && ((st && outStat && sameFile(st, outStat)) || resolve(path) === resolve(output))) return usage(`${flag} ${path} is the same file as -o`);
     const other = extras[1 - i];
     if (i === 1 && other && resolve(path) === resolve(other.path)) return usage(`--json and --map name the same file ${path}`);
   }
   let bytes: Uint8Array;
   try {
-    const buf = readFileSync(input);
-    bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    if (fromStdin) bytes = io.readStdin!();
+    else {
+      const buf = readFileSync(input);
+      bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
   } catch (e) {
-    return fileError(input, `cannot read: ${fsMessage(e)}`);
+    return fileError(inputName, `cannot read: ${fsMessage(e)}`);
   }
 
   let profile: Profile | undefined;
@@ -313,7 +339,7 @@ export function run(argv: readonly string[], io: CliIO): number {
   } catch (e) {
     bar.clear();
     if (e instanceof WasmDecodeError || e instanceof WasmValidationError) {
-      io.stderr(`error: ${input}: ${oneLine(e.message)}\n`);
+      io.stderr(`error: ${inputName}: ${oneLine(e.message)}\n`);
       return EXIT_BAD_INPUT;
     }
     if (e instanceof ProfileError) return fileError(values.profile ?? "--profile", e.message);
@@ -326,16 +352,16 @@ export function run(argv: readonly string[], io: CliIO): number {
   const elapsed = now() - t0;
 
   // 4. Write: everything to temp files first, then rename into place.
-  const files: { path: string; data: Uint8Array | string }[] = [{ path: output, data: binary }];
+  const files: { path: string; data: Uint8Array | string }[] = toStdout ? [] : [{ path: output, data: binary }];
   let stdoutText = "";
   const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
   if (jsonPath !== undefined) {
-    const text = json({ files: { input, output }, ...report });
+    const text = json({ files: { input: inputName, output: outputName }, ...report });
     if (jsonPath === "-") stdoutText += text;
     else files.push({ path: jsonPath, data: text });
   }
   if (mapPath !== undefined) {
-    const text = json({ input, output, functions: report.mergeMap });
+    const text = json({ input: inputName, output: outputName, functions: report.mergeMap });
     if (mapPath === "-") stdoutText += text;
     else files.push({ path: mapPath, data: text });
   }
@@ -354,12 +380,13 @@ export function run(argv: readonly string[], io: CliIO): number {
     for (const p of pending) discard(p);
     return fileError(writing, `cannot write: ${fsMessage(e)}`);
   }
+  if (toStdout) io.stdoutBytes!(binary);
   if (stdoutText !== "") io.stdout(stdoutText);
 
   // 5. Summary.
   if (!quiet) {
     const passes = report.passes.map((p) => p.name).join(",") || "none";
-    io.stderr(`wasm-compact: ${input} -> ${output} (passes: ${passes}; ${Math.round(elapsed)} ms)\n`);
+    io.stderr(`wasm-compact: ${inputName} -> ${outputName} (passes: ${passes}; ${Math.round(elapsed)} ms)\n`);
     io.stderr(`${formatSizeTable(report)}\n`);
     for (const p of report.passes) for (const n of p.notes) io.stderr(`note: ${p.name}: ${n}\n`);
     for (const n of report.notes) io.stderr(`note: ${n}\n`);
@@ -394,12 +421,41 @@ export function runSafely(argv: readonly string[], io: CliIO): number {
   }
 }
 
-/** `--enable a,b` and `--disable c` as feature choices by canonical name; a feature in both is a usage error. */
-function parseFeatures(enable: string | undefined, disable: string | undefined): FeatureChoices {
+/**
+ * wasm-opt's spellings as ours: `--enable-simd` is `--enable simd`,
+ * `--disable-multivalue` is `--disable multivalue`, `--all-features` (`-all`)
+ * enables every feature and `--mvp-features` (`-mvp`) disables every one, so
+ * a build script can pass us the flags it gives wasm-opt. Arguments after
+ * `--` are left alone.
+ */
+export function wasmOptSpellings(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const m = /^--(enable|disable)-([a-z0-9-]+)$/.exec(a);
+    if (m) out.push(`--${m[1]}`, m[2]!);
+    else if (a === "-all") out.push("--all-features");
+    else if (a === "-mvp") out.push("--mvp-features");
+    else out.push(a);
+  }
+  return out;
+}
+
+/**
+ * `--enable a,b` and `--disable c` (each may repeat) as feature choices by
+ * canonical name; a feature in both is a usage error. `all` (--all-features)
+ * or `none` (--mvp-features) first sets every feature, and the lists then
+ * override it, as in wasm-opt (`-all --disable-simd`).
+ */
+export function parseFeatures(enable: readonly string[] | undefined, disable: readonly string[] | undefined, base?: "all" | "none"): FeatureChoices {
   const choices: Partial<Record<WasmFeature, boolean>> = {};
-  const take = (flag: string, list: string | undefined, value: boolean): void => {
-    if (list === undefined) return;
-    for (const name of list.split(",").map((s) => s.trim())) {
+  const take = (flag: string, lists: readonly string[] | undefined, value: boolean): void => {
+    if (lists === undefined) return;
+    for (const name of lists.flatMap((list) => list.split(",")).map((s) => s.trim())) {
       const f = featureByName(name);
       if (!f) throw new UsageError(`--${flag}: unknown feature "${name}" (use ${WASM_FEATURES.join(", ")})`);
       if (choices[f] !== undefined && choices[f] !== value) throw new UsageError(`feature ${f} is both enabled and disabled`);
@@ -408,5 +464,8 @@ function parseFeatures(enable: string | undefined, disable: string | undefined):
   };
   take("enable", enable, true);
   take("disable", disable, false);
-  return choices;
+  if (base === undefined) return choices;
+  const out: Partial<Record<WasmFeature, boolean>> = {};
+  for (const f of WASM_FEATURES) out[f] = choices[f] ?? base === "all";
+  return out;
 }
