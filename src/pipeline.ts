@@ -28,6 +28,7 @@ import { featureUse, usedFeatures } from "./analysis/feature-use.js";
 import { sortFeatures, type WasmFeature } from "./analysis/feature-names.js";
 import { InternalError, UsageError } from "./errors.js";
 import { scanSections, sectionBytes, type PassReport, type Report } from "./report.js";
+import { recordProducer } from "./producers.js";
 import { debugKind, restoreDebugInfo, setAsideDebugInfo, withoutCustomSections, type DebugOutcome, type RemovedSection } from "./debug-info.js";
 import { VERSION } from "./version.js";
 import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
@@ -322,6 +323,8 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   // Debug info that names code offsets is set aside: it goes back at the end
   // only where it still holds, and the size judges need not compress it.
   const aside = setAsideDebugInfo(m);
+  // the output says it went through wasm-compact (where the input has a producers section)
+  recordProducer(m);
   const stripDwarf = options.stripDwarf ?? false;
 
   // 2. Write once to get the baseline every pass is measured against.

@@ -11,7 +11,7 @@
 // crossing the boundary, tags, GC types, extended constant expressions).
 
 import { Imm, OPS, idOf, type Feature } from "../binary/opcodes/index.js";
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import { BLOCK_EMPTY, type Body } from "../ir/body.js";
 import { FUNCREF, HT_EXN, HT_EXTERN, HT_FUNC, V128, heapOf, isNullable, isRef, type Limits, type ValType } from "../ir/types.js";
 import type { Module } from "../ir/module.js";
@@ -147,7 +147,7 @@ export function usedFeatures(m: Module): Set<WasmFeature> {
 
   for (const f of m.functions) {
     for (const l of f.locals) bits |= valTypeBits(l.type);
-    bits |= bodyBits(f.body ?? decodeFunctionBody(m, f), false);
+    bits |= bodyBits(bodyOf(m, f), false);
   }
   return toSet(bits);
 }

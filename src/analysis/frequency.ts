@@ -31,7 +31,7 @@
 // is decided by the caller (profile/static-hot.ts).
 
 import { Eff, OPS, idOf } from "../binary/opcodes/index.js";
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import type { Body } from "../ir/body.js";
 import type { Module } from "../ir/module.js";
 import { funcTypeTable } from "../ir/func-types.js";
@@ -261,7 +261,7 @@ function externalEntries(m: Module): Set<number> {
 export function moduleFrequency(m: Module, model: FrequencyModel = DEFAULT_MODEL): ModuleFrequency {
   const nImp = m.numImportedFuncs;
   const n = nImp + m.functions.length;
-  const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+  const bodies = m.functions.map((f) => bodyOf(m, f));
   const local = bodies.map((b) => localFrequency(b, model));
   const typeOf = funcTypeTable(m);
   // indirect call targets per type: the address-taken defined functions of that type

@@ -28,7 +28,7 @@
 // ("multiple memories", "multiple tables") are not applied: Wasm 3.0 allows both.
 
 import { WasmValidationError } from "../binary/errors.js";
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import { idOf } from "../binary/opcodes/index.js";
 import type { ConstExpr, Module, TableType } from "../ir/module.js";
 import { FUNCREF, HT_FUNC, I32, I64, REF_BASE, refType, type Limits, type ValType } from "../ir/types.js";
@@ -288,7 +288,7 @@ export function validateModule(m: Module, options: ValidateOptions = {}): void {
   const base = m.numImportedFuncs;
   for (let i = 0; i < m.functions.length; i++) {
     const f = m.functions[i]!;
-    const body = f.body ?? decodeFunctionBody(m, f);
+    const body = bodyOf(m, f);
     cv.validateFunction(base + i, f.typeIndex, f.locals, body, f.codeOffset);
   }
 }

@@ -465,6 +465,11 @@ function readFuncEntry(bytes: Uint8Array, start: number, end: number, typeIndex:
 }
 
 /** Decodes (and caches) the instructions of a defined function. */
+/** The body of `f`, decoded from its raw bytes on first use (and kept on `f`). */
+export function bodyOf(m: Module, f: Func): Body {
+  return decodeFunctionBody(m, f);
+}
+
 export function decodeFunctionBody(m: Module, f: Func): Body {
   if (f.body) return f.body;
   if (!f.raw) throw new Error("function has neither a body nor raw bytes");

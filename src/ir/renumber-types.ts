@@ -6,7 +6,7 @@
 // types, select's types), subtype supertypes and the name section's type
 // and field names.
 
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import { ByteReader, ByteWriter } from "../binary/bytes.js";
 import { Imm, OPS } from "../binary/opcodes/index.js";
 import type { Body } from "./body.js";
@@ -103,7 +103,7 @@ export function mapModuleTypeRefs(m: Module, fn: TypeMap): void {
         changed = true;
       }
     }
-    if (mapBodyTypes(f.body ?? decodeFunctionBody(m, f), fn)) changed = true;
+    if (mapBodyTypes(bodyOf(m, f), fn)) changed = true;
     if (changed) f.dirty = true;
   }
 }

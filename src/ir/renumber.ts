@@ -5,7 +5,7 @@
 // function keep their original bytes.
 
 import { FUNC_WORDS } from "./imm-layout.js";
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import { ByteReader, ByteWriter } from "../binary/bytes.js";
 import type { Body } from "./body.js";
 import { constExprs, type Module } from "./module.js";
@@ -64,7 +64,7 @@ export function redirectFunctions(m: Module, target: Int32Array, order?: readonl
   for (let i = 0; i < m.functions.length; i++) {
     if (target[nImp + i] !== nImp + i) continue; // removed or folded: its body goes away
     const f = m.functions[i]!;
-    const body = f.body ?? decodeFunctionBody(m, f);
+    const body = bodyOf(m, f);
     if (rewriteBody(body, fix)) f.dirty = true;
   }
   for (const e of m.elements) if (e.items.kind === "funcs") e.items.funcs = e.items.funcs.map(fix);

@@ -4,7 +4,7 @@
 // control. Exports, imports, the start function, table contents and segments
 // are kept as they are: everything the host can see stays.
 
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import { idOf, opSet } from "../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
@@ -48,7 +48,7 @@ export function removeDeadFunctions(m: Module): number {
     const f = work.pop()!;
     if (f < nImp) continue;
     const fn = m.functions[f - nImp]!;
-    const body = fn.body ?? decodeFunctionBody(m, fn);
+    const body = bodyOf(m, fn);
     forEachWord(body, FUNC_WORDS, (p) => mark(body.imm[p]!));
   }
   const target = new Int32Array(total);
@@ -68,7 +68,7 @@ export function removeDeadGlobals(m: Module): number {
   const used = new Uint8Array(total);
   for (let i = 0; i < nImp; i++) used[i] = 1;
   for (const e of m.exports) if (e.kind === "global") used[e.index] = 1;
-  const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+  const bodies = m.functions.map((f) => bodyOf(m, f));
   const exprs = constExprs(m);
   for (const b of bodies) forEachWord(b, GLOBAL_WORDS, (p) => (used[b.imm[p]!] = 1));
   for (const x of exprs) forEachWord(x.body, GLOBAL_WORDS, (p) => (used[x.body.imm[p]!] = 1));
@@ -190,7 +190,7 @@ export interface CleanupStats {
 export function cleanup(m: Module): CleanupStats {
   let instructionsRemoved = 0;
   for (const f of m.functions) {
-    const body = f.body ?? decodeFunctionBody(m, f);
+    const body = bodyOf(m, f);
     const r = removeUnreachableCode(body);
     if (r.removed) {
       f.body = r.body;

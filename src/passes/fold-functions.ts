@@ -5,7 +5,7 @@
 // are identical if their callees are — including mutually recursive clones,
 // which a pairwise comparison never proves equal.
 
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import { funcRefs, groupBy, shapeEqual, shapeHash, type ShapeMode } from "../analysis/func-shape.js";
 import { observableIdentity } from "../analysis/func-identity.js";
 import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
@@ -28,7 +28,7 @@ export interface FoldResult {
 export function foldFunctions(m: Module, keepExportIdentity: boolean, tail = false): FoldResult {
   const nImp = m.numImportedFuncs;
   const total = nImp + m.functions.length;
-  const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+  const bodies = m.functions.map((f) => bodyOf(m, f));
   const defined: number[] = [];
   for (let i = nImp; i < total; i++) defined.push(i);
   const fn = (i: number) => m.functions[i - nImp]!;

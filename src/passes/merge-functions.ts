@@ -9,7 +9,7 @@
 // references). Merging happens only where the exact byte count drops.
 
 import { u32Size } from "../binary/bytes.js";
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import { idOf } from "../binary/opcodes/index.js";
 import { CALL, groupBy, isParamOp, shapeEqual, shapeHash, type ShapeMode } from "../analysis/func-shape.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
@@ -61,7 +61,7 @@ interface CalleeTable {
 function findCalleeTable(m: Module): CalleeTable | null {
   if (m.numImportedTables > 0) return null;
   const writesTables = m.functions.some((f) => {
-    const b = f.body ?? decodeFunctionBody(m, f);
+    const b = bodyOf(m, f);
     for (let i = 0; i < b.count; i++) if (TABLE_WRITERS.includes(b.ops[i]!)) return true;
     return false;
   });
@@ -239,7 +239,7 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
 /** Finds the groups of similar functions and their parameters. */
 function planMerges(m: Module, table: CalleeTable | null, hot?: HotCode): Plan[] {
   const nImp = m.numImportedFuncs;
-  const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+  const bodies = m.functions.map((f) => bodyOf(m, f));
   // call targets are hashed by their type, once per call instruction: look types up in a table
   const funcTypes = funcTypeTable(m);
   const mode: ShapeMode = { skipFuncs: false, skipConsts: true, ...(table ? { callType: (f: number) => funcTypes[f]! } : {}) };

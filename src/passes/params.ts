@@ -7,7 +7,7 @@
 
 import { ByteWriter } from "../binary/bytes.js";
 import { encodeInstructions } from "../binary/code-writer.js";
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import { idOf, opSet } from "../binary/opcodes/index.js";
 import { referencedFunctions } from "../analysis/func-identity.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
@@ -86,7 +86,7 @@ export function removeParams(m: Module): ParamStats {
   const stats: ParamStats = { constantsPropagated: 0, deadParamsRemoved: 0 };
   const nImp = m.numImportedFuncs;
   for (let round = 0; round < 16; round++) {
-    const bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+    const bodies = m.functions.map((f) => bodyOf(m, f));
     const fixed = new Uint8Array(nImp + bodies.length);
     for (const f of referencedFunctions(m)) fixed[f] = 1;
     for (const e of m.exports) if (e.kind === "func") fixed[e.index] = 1;

@@ -4,7 +4,7 @@
 
 import { u32Size, ByteWriter } from "../../binary/bytes.js";
 import { encodeInstructions } from "../../binary/code-writer.js";
-import { decodeFunctionBody } from "../../binary/reader.js";
+import { bodyOf } from "../../binary/reader.js";
 import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
@@ -29,7 +29,7 @@ export interface FindOptions extends FoldOptions {
 
 function funcInfo(m: Module, pos: number): FuncInfo | null {
   const f = m.functions[pos]!;
-  const body = f.body ?? decodeFunctionBody(m, f);
+  const body = bodyOf(m, f);
   const c = m.types[f.typeIndex]!.composite;
   if (c.kind !== "func") return null;
   const localTypes: ValType[] = [...c.params];

@@ -8,7 +8,7 @@
 // where function indices sit in them, so no body is encoded or copied.
 
 import { ByteWriter, u32Size } from "../../binary/bytes.js";
-import { decodeFunctionBody, readModule } from "../../binary/reader.js";
+import { bodyOf, readModule } from "../../binary/reader.js";
 import { writeFuncBody, writeModule } from "../../binary/writer.js";
 import type { Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
@@ -59,7 +59,7 @@ export class OrderedWrites {
     private readonly m: Module,
     readonly base: Uint8Array,
   ) {
-    this.bodies = m.functions.map((f) => f.body ?? decodeFunctionBody(m, f));
+    this.bodies = m.functions.map((f) => bodyOf(m, f));
     const refs: number[] = [];
     this.refEnd = Uint32Array.from(this.bodies, (b) => funcRefs(b, refs).length);
     this.refs = Int32Array.from(refs);

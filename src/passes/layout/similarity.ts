@@ -12,7 +12,7 @@
 // with the next unplaced function in the given order (keeping the locality
 // the original order already had).
 
-import { decodeFunctionBody } from "../../binary/reader.js";
+import { bodyOf } from "../../binary/reader.js";
 import type { Module } from "../../ir/module.js";
 
 /** Signature entries per function. */
@@ -37,7 +37,7 @@ export function signatures(m: Module): Uint32Array {
   const sig = new Uint32Array(m.functions.length * K).fill(0xffffffff);
   const window = new Int32Array(SHINGLE);
   m.functions.forEach((f, fi) => {
-    const body = f.body ?? decodeFunctionBody(m, f);
+    const body = bodyOf(m, f);
     const base = fi * K;
     const { ops, immStart, imm } = body;
     for (let i = 0; i < body.count; i++) {

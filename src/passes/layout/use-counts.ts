@@ -2,7 +2,7 @@
 // occurrence is one LEB128 whose width depends on the index, so these counts
 // are what a layout trades when it hands out short indices.
 
-import { decodeFunctionBody } from "../../binary/reader.js";
+import { bodyOf } from "../../binary/reader.js";
 import type { Body } from "../../ir/body.js";
 import { FUNC_WORDS } from "../../ir/imm-layout.js";
 import { constExprs, type Module } from "../../ir/module.js";
@@ -23,7 +23,7 @@ function countBody(body: Body, counts: Uint32Array): void {
 export function referenceCounts(m: Module, bodyRefs?: Int32Array): Uint32Array {
   const counts = new Uint32Array(m.numImportedFuncs + m.functions.length);
   if (bodyRefs) for (const i of bodyRefs) counts[i]!++;
-  else for (const f of m.functions) countBody(f.body ?? decodeFunctionBody(m, f), counts);
+  else for (const f of m.functions) countBody(bodyOf(m, f), counts);
   for (const e of m.elements) if (e.items.kind === "funcs") for (const i of e.items.funcs) counts[i]!++;
   for (const x of constExprs(m)) countBody(x.body, counts);
   for (const e of m.exports) if (e.kind === "func") counts[e.index]!++;

@@ -7,7 +7,7 @@
 // instructions, and whole functions the stack typer does not understand.
 
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
-import { decodeFunctionBody } from "../../binary/reader.js";
+import { bodyOf } from "../../binary/reader.js";
 import { idOf, opSet } from "../../binary/opcodes/index.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
@@ -168,7 +168,7 @@ export class CorpusCache {
   factsOf(m: Module, env: StackEnv, f: Func, typer: StackTyper): FuncFacts {
     const old = this.facts.get(f);
     if (old && (f.body === null || f.body === old.body) && f.typeIndex === old.typeIndex && f.locals === old.locals) return old;
-    const body = f.body ?? decodeFunctionBody(m, f);
+    const body = bodyOf(m, f);
     const localTypes = localTypesOf(env, f.typeIndex, f.locals);
     const height = stackHeights(env, f.typeIndex, localTypes, body, typer);
     const n = body.count - 1;
