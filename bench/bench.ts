@@ -380,6 +380,7 @@ class Bench {
       const res: TargetResult = { target, sizes: null, ratio: null, wallMs: null, error: null };
       if (target === DEFAULT_TARGET && r.ours) {
         res.sizes = r.ours.sizes;
+        if (r.ours.comparedTo) res.comparedTo = r.ours.comparedTo;
         res.wallMs = r.timing?.ours.medianWallMs ?? null;
       } else if (target === DEFAULT_TARGET) {
         res.error = "the default-target run failed";
