@@ -179,6 +179,12 @@ export class SizeJudge {
     return this.est;
   }
 
+  /** The sizes of these bytes under every measure the target uses (measured where not known yet). */
+  measureAll(bytes: Uint8Array): Sizes {
+    for (const c of this.components) this.measure(bytes, c);
+    return this.known(bytes);
+  }
+
   /** The sizes measured so far for these bytes (no new compressor runs). */
   known(bytes: Uint8Array): Sizes {
     return { ...this.entry(bytes) };

@@ -27,6 +27,7 @@ import {
   type Pass,
 } from "../src/index.js";
 import { runSafely, type CliIO } from "../src/cli/run.js";
+import { estimateView } from "../src/size-target.js";
 
 declare const WebAssembly: { validate(bytes: Uint8Array): boolean };
 
@@ -476,8 +477,13 @@ test("balanced does not verify a gain under 0.1 % of the file: no quality-11 run
   assert.equal(real, 0, "no real brotli run");
   assert.deepEqual(binary, big);
   assert.ok(report.keptInput);
-  assert.match(report.notes.join("\n"), /under 0\.1 % of the file: not worth two brotli quality-11 runs to verify/);
+  assert.match(report.notes.join("\n"), /under 0\.1 % of the file and of its estimated gzip and brotli sizes: not worth two brotli quality-11 runs to verify/);
   assert.ok(report.passes.every((p) => !p.changed || !p.kept));
+  // the same raw gain with a compressed gain of 1 % on the estimate is verified
+  real = 0;
+  const v0 = estimateView(big).length; // the estimates see the module without its pad section
+  const r1 = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: (b) => (b.length < v0 - 8 ? b.length - 5000 : b.length) } });
+  assert.ok(real > 0 && !r1.report.keptInput, "verified and kept");
   // the same gain on a file a thousandth the size is verified and kept
   real = 0;
   const small = padded(GRAPH, 1 << 10);
