@@ -29,7 +29,7 @@ import { PROFILE_GUIDED_METHOD, recordProfiles } from "./profile-guided.js";
 import { engineSummaries, headlineSlowdown, variantSlowdowns } from "./variants.js";
 import { DEFAULT_ENGINES, engineText, parseEngines, parseTiering, resolveEngine, TIERING_MODES, type Engine, type Tiering } from "./engines.js";
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
-import { scanSections } from "../src/report.js";
+import { sectionSpans } from "../src/binary/sections.js";
 import { debugKind, withoutCustomSections } from "../src/debug-info.js";
 import { geomean, median, RATIO_CI_METHOD } from "./stats.js";
 import { DEFAULT_TARGET, parseTargets, targetGeomeans, targetTimings } from "./targets.js";
@@ -300,7 +300,7 @@ class Bench {
    */
   comparableBase(basePath: string, outPath: string): Sizes {
     const base = new Uint8Array(readFileSync(basePath));
-    const names = (b: Uint8Array): Set<string> => new Set(scanSections(b).filter((x) => x.id === 0).map((x) => x.name.slice("custom:".length)));
+    const names = (b: Uint8Array): Set<string> => new Set(sectionSpans(b).filter((x) => x.id === 0).map((x) => x.name));
     const out = names(new Uint8Array(readFileSync(outPath)));
     const gone = [...names(base)].filter((n) => debugKind(n) !== null && !out.has(n)).sort();
     if (gone.length === 0) return this.sizesOf(basePath);

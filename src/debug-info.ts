@@ -9,6 +9,7 @@
 // the end puts back each one whose addresses still hold, and removes the
 // others with a note. `stripDwarf` removes DWARF without a note.
 
+import { sameBytes, u32Size } from "./binary/bytes.js";
 import { sectionSpans, withoutSections, type SectionSpan } from "./binary/sections.js";
 import { readModule } from "./binary/reader.js";
 import { writeModule } from "./binary/writer.js";
@@ -54,12 +55,6 @@ export interface DebugOutcome {
   notes: string[];
 }
 
-function sameRange(a: Uint8Array, a0: number, a1: number, b: Uint8Array, b0: number, b1: number): boolean {
-  if (a1 - a0 !== b1 - b0) return false;
-  for (let i = 0; i < a1 - a0; i++) if (a[a0 + i] !== b[b0 + i]) return false;
-  return true;
-}
-
 /**
  * Do the addresses that DWARF and code metadata use still hold? They are
  * offsets into the code section's payload and function, global, type and
@@ -70,14 +65,14 @@ export function codeUnchanged(input: Uint8Array, output: Uint8Array): boolean {
   const known = (b: Uint8Array): SectionSpan[] => sectionSpans(b).filter((s) => s.id !== 0 && s.id !== 11);
   const a = known(input);
   const b = known(output);
-  return a.length === b.length && a.every((s, k) => s.id === b[k]!.id && sameRange(input, s.payload, s.end, output, b[k]!.payload, b[k]!.end));
+  return a.length === b.length && a.every((s, k) => s.id === b[k]!.id && sameBytes(input.subarray(s.payload, s.end), output.subarray(b[k]!.payload, b[k]!.end)));
 }
 
 /** Does a source map still hold? Its offsets are file offsets of instructions: every byte up to the end of the code section must be the same. */
 export function codePrefixUnchanged(input: Uint8Array, output: Uint8Array): boolean {
   const codeEnd = (b: Uint8Array): number => sectionSpans(b).find((s) => s.id === 10)?.end ?? -1;
   const e = codeEnd(input);
-  return e === codeEnd(output) && sameRange(input, 0, e, output, 0, e);
+  return e === codeEnd(output) && sameBytes(input.subarray(0, e), output.subarray(0, e));
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -93,8 +88,8 @@ export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: S
   const keep: CustomSection[] = [];
   const size = (c: CustomSection): number => {
     const nameLen = new TextEncoder().encode(c.name).length;
-    const payload = lebSize(nameLen) + nameLen + c.bytes.length;
-    return 1 + lebSize(payload) + payload;
+    const payload = u32Size(nameLen) + nameLen + c.bytes.length;
+    return 1 + u32Size(payload) + payload;
   };
   const holds = new Map<DebugKind, boolean>();
   const check = (k: DebugKind): boolean => {
@@ -147,15 +142,6 @@ export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: S
     notes.push(`debug info: removed ${meta.map((s) => s.name).join(", ")}: it names functions and code offsets of the input, which the passes changed`);
   }
   return { binary, removed, notes };
-}
-
-function lebSize(n: number): number {
-  let k = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    k++;
-  }
-  return k;
 }
 
 /** `bytes` without the custom sections whose name `drop` says yes to (byte for byte otherwise). */

@@ -29,6 +29,7 @@ import { sortFeatures, type WasmFeature } from "./analysis/feature-names.js";
 import { InternalError, UsageError } from "./errors.js";
 import { scanSections, sectionBytes, type PassReport, type Report } from "./report.js";
 import { recordProducer } from "./producers.js";
+import { sameBytes } from "./binary/bytes.js";
 import { debugKind, restoreDebugInfo, setAsideDebugInfo, withoutCustomSections, type DebugOutcome, type RemovedSection } from "./debug-info.js";
 import { VERSION } from "./version.js";
 import { estimateView, SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
@@ -119,12 +120,6 @@ const percent = (part: number, whole: number): string => `${whole > 0 ? Math.rou
 
 function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Reads, fully decodes and validates `bytes`; throws what the reader or validator throws. */

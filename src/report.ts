@@ -4,7 +4,7 @@
 // input and output bytes, so they are exact, whatever the model did.
 
 import type { RemovedSection } from "./debug-info.js";
-import { ByteReader } from "./binary/bytes.js";
+import { sectionSpans } from "./binary/sections.js";
 import type { MergeMapEntry } from "./passes/merge-map.js";
 import type { WasmFeature } from "./analysis/feature-names.js";
 
@@ -96,27 +96,12 @@ export interface Report {
  * are not looked at, except for a custom section's name).
  */
 export function scanSections(bytes: Uint8Array): SectionInfo[] {
-  const r = new ByteReader(bytes);
-  if (bytes.length < 8) r.fail("unexpected end: module header missing", 0);
-  r.pos = 8;
-  const out: SectionInfo[] = [];
-  while (!r.atEnd()) {
-    const offset = r.pos;
-    const id = r.u8();
-    if (id >= SECTION_NAMES.length) r.fail(`malformed section id ${id}`, offset);
-    const size = r.u32();
-    const payloadStart = r.pos;
-    if (size > bytes.length - payloadStart) r.fail("section size mismatch: unexpected end", offset);
-    let name = SECTION_NAMES[id]!;
-    if (id === 0) {
-      const s = new ByteReader(bytes, payloadStart, payloadStart + size);
-      s.section = "custom";
-      name = `custom:${s.name()}`;
-    }
-    out.push({ id, name, offset, size: payloadStart + size - offset });
-    r.pos = payloadStart + size;
-  }
-  return out;
+  return sectionSpans(bytes).map((s) => ({
+    id: s.id,
+    name: s.id === 0 ? `custom:${s.name}` : SECTION_NAMES[s.id]!,
+    offset: s.start,
+    size: s.end - s.start,
+  }));
 }
 
 /** Sum of the sizes of the sections with this id. */

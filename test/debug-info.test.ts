@@ -9,17 +9,7 @@ import { optimize } from "../src/index.js";
 import { scanSections } from "../src/report.js";
 import { codePrefixUnchanged, codeUnchanged, debugKind, withoutCustomSections } from "../src/debug-info.js";
 import { BODY, sameBehaviour } from "./behaviour.js";
-
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
+import { uleb as leb } from "./leb.js";
 
 /** A custom section's bytes: id 0, size, name, payload. */
 function custom(name: string, payload: Uint8Array): Uint8Array {

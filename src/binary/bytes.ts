@@ -397,6 +397,13 @@ export class ByteWriter {
   }
 }
 
+/** Byte-for-byte equality. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Bytes taken by the minimal unsigned LEB128 encoding of v. */
 export function u32Size(v: number): number {
   v >>>= 0;

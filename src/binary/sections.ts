@@ -15,17 +15,32 @@ export interface SectionSpan {
   end: number;
 }
 
-/** The sections of a module whose header structure is known to be sound (it was read or written by us). */
+/** Section ids are 0 (custom) to 13 (tag). */
+const MAX_SECTION_ID = 13;
+
+/**
+ * The sections of a module, by walking its section headers. Throws
+ * WasmDecodeError if the header structure is malformed (the payloads are not
+ * looked at, except for a custom section's name).
+ */
 export function sectionSpans(bytes: Uint8Array): SectionSpan[] {
   const r = new ByteReader(bytes);
+  if (bytes.length < 8) r.fail("unexpected end: module header missing", 0);
   r.pos = 8;
   const out: SectionSpan[] = [];
   while (!r.atEnd()) {
     const start = r.pos;
     const id = r.u8();
+    if (id > MAX_SECTION_ID) r.fail(`malformed section id ${id}`, start);
     const size = r.u32();
     const payload = r.pos;
-    const name = id === 0 ? new ByteReader(bytes, payload, payload + size).name() : "";
+    if (size > bytes.length - payload) r.fail("section size mismatch: unexpected end", start);
+    let name = "";
+    if (id === 0) {
+      const s = new ByteReader(bytes, payload, payload + size);
+      s.section = "custom";
+      name = s.name();
+    }
     out.push({ id, name, start, payload, end: payload + size });
     r.pos = payload + size;
   }
