@@ -14,28 +14,26 @@
 //
 // Platform-neutral: Uint8Array in and out, no Node APIs.
 
-import { decodeAllBodies, readModule } from "./binary/reader.js";
-import { writeModule } from "./binary/writer.js";
-import { WasmDecodeError, WasmValidationError } from "./binary/errors.js";
-import { validateModule } from "./analysis/validate.js";
 import type { Module } from "./ir/module.js";
-import type { FeatureUse } from "./analysis/feature-use.js";
-import type { HotCode, Pass, PassContext, PassResult } from "./passes/pass.js";
-import { newOrigin, resolveMergeMap, type MergeMapEntry } from "./passes/merge-map.js";
+import type { Pass } from "./passes/pass.js";
+import { resolveMergeMap } from "./passes/merge-map.js";
 import { resolvePasses } from "./passes/registry.js";
 import { normalizeChoices, type FeatureChoices } from "./passes/features.js";
-import { featureUse, usedFeatures } from "./analysis/feature-use.js";
 import { sortFeatures, type WasmFeature } from "./analysis/feature-names.js";
 import { InternalError, UsageError } from "./errors.js";
-import { scanSections, sectionBytes, type PassReport, type Report } from "./report.js";
-import { recordProducer } from "./producers.js";
-import { sameBytes } from "./binary/bytes.js";
-import { debugKind, restoreDebugInfo, setAsideDebugInfo, withoutCustomSections, type DebugOutcome, type RemovedSection } from "./debug-info.js";
+import { scanSections, sectionBytes, type Report } from "./report.js";
 import { VERSION } from "./version.js";
-import { estimateView, SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
+import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
 import type { Profile } from "./profile/profile.js";
-import { hotCodeFromProfile } from "./profile/hot-code.js";
-import { staticHotCode } from "./profile/static-hot.js";
+import { blamer, describe } from "./pipeline/blame.js";
+import { chooseHotCode } from "./pipeline/hot.js";
+import { lastWord } from "./pipeline/last-word.js";
+import { checkFeatures, validateOutput } from "./pipeline/output-checks.js";
+import { PassRunner } from "./pipeline/pass-runner.js";
+import { ms, now, Phases } from "./pipeline/phases.js";
+import { readInput, type Timings } from "./pipeline/read-input.js";
+import { runPasses } from "./pipeline/run-passes.js";
+import { EXACT_MAX, PORTFOLIO_MAX } from "./pipeline/verify.js";
 
 export interface OptimizeOptions {
   /**
@@ -114,109 +112,6 @@ export interface OptimizeResult {
   report: Report;
 }
 
-const now = (): number => performance.now();
-const ms = (t: number): number => Math.round(t * 1000) / 1000;
-const percent = (part: number, whole: number): string => `${whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0}%`;
-
-function describe(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-/** Reads, fully decodes and validates `bytes`; throws what the reader or validator throws. */
-function readAndValidate(bytes: Uint8Array): Module {
-  const m = readModule(bytes);
-  decodeAllBodies(m);
-  validateModule(m);
-  return m;
-}
-
-/**
- * After an undo re-read the module from bytes, gives its functions back the
- * origins (input indices) they had before the pass, and moves the counter
- * for new origins past every origin in use, so the merge map stays exact.
- */
-function restoreOrigins(m: Module, origins: readonly number[], entries: readonly MergeMapEntry[]): void {
-  let lowest = 0;
-  m.functions.forEach((f, i) => {
-    f.origin = origins[i]!;
-    lowest = Math.min(lowest, f.origin);
-  });
-  for (const e of entries) lowest = Math.min(lowest, e.function.origin, e.into.origin);
-  while (newOrigin(m) > lowest) {
-    // advance the fresh module's counter below every origin already used
-  }
-}
-
-/**
- * Above this many bytes the balanced target decides on its brotli estimate
- * and verifies once at the end; below, every decision uses the real
- * measures (brotli q11 of 64 KiB takes about 0.1 s).
- */
-const EXACT_MAX = 64 << 10;
-
-/**
- * Under balanced, an estimate-judged result that saves less than this share
- * of the file's raw bytes is not verified: the input is returned. Verifying
- * costs a brotli quality-11 run of the input and one of the result (2-3 s
- * each for a 1 MB module); brotli-wasm's modules (two thirds data) saved
- * 425 bytes of 1 MB and took longer than wasm-opt -Oz for it.
- */
-const MIN_VERIFIED_SHARE = 0.001;
-
-/**
- * Did the passes save less than MIN_VERIFIED_SHARE in every measure the
- * estimate judges by (raw bytes, and gzip and brotli of the estimate's view)?
- * Compressed sizes count too: a new function order can take 0.9 % off gzip
- * for 16 raw bytes (box2d).
- */
-function tooLittleToVerify(est: SizeJudge, before: Uint8Array, after: Uint8Array): boolean {
-  if (before.length - after.length >= MIN_VERIFIED_SHARE * before.length) return false;
-  const a = est.measureAll(before);
-  const b = est.measureAll(after);
-  // the estimates see only part of the module (estimateView): their gain is
-  // weighed against the whole module's size scaled the same way
-  const whole = before.length / Math.max(1, estimateView(before).length);
-  for (const k of ["gzip", "brotli"] as const) {
-    const x = a[k];
-    const y = b[k];
-    if (x !== undefined && y !== undefined && x - y >= MIN_VERIFIED_SHARE * x * whole) return false;
-  }
-  return true;
-}
-
-/** Above this many bytes the brotli target runs its own search only (a real brotli run of 4 MiB takes seconds). */
-const PORTFOLIO_MAX = 4 << 20;
-
-/** The module after a pass that changed it (estimate-judged runs only). */
-interface Checkpoint {
-  bytes: Uint8Array;
-  /** Passes run up to and including this one. */
-  passes: number;
-  /** Pass reports up to and including this pass. */
-  reports: number;
-  /** Merge-map entries recorded up to here. */
-  entries: number;
-  /** Function origins at this point, for re-reading the bytes. */
-  origins: number[];
-}
-
-/**
- * The estimate-judged result on the real measures: null when the last
- * checkpoint is no worse than `reference` under the target, else the latest
- * earlier one that is (or the baseline itself, as a checkpoint with no
- * passes), with why the later ones were dropped. `reference` is the input
- * itself where no debug info was set aside (the last word's comparison, so
- * its sizes serve both), else the baseline.
- */
-function verify(judge: SizeJudge, reference: Uint8Array, baseline: Checkpoint, checkpoints: readonly Checkpoint[]): (Checkpoint & { why: string }) | null {
-  const last = checkpoints[checkpoints.length - 1]!;
-  if (judge.holds(reference, last.bytes)) return null;
-  const why = `on the real measures the result grew (${judge.explainGrowth(reference, last.bytes)})`;
-  for (let k = checkpoints.length - 2; k >= 0; k--) {
-    if (judge.holds(reference, checkpoints[k]!.bytes)) return { ...checkpoints[k]!, why };
-  }
-  return { ...baseline, why };
-}
 
 /**
  * Optimizes a WebAssembly binary for size. Throws WasmDecodeError or
@@ -287,378 +182,129 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   const target: SizeTarget = options.target ?? (measures.gzip && measures.brotli ? "balanced" : "raw");
   const passes = resolvePasses(options.passes, target);
   const validate = options.validate ?? true;
-  const checked = validate && (options.checked ?? false);
-  const onProgress = options.onProgress;
-  let total = 2 + passes.length + (validate ? 2 : 0);
-  let done = 0;
-  let phase = "read";
-  const progress = (within = 0): void => {
-    if (onProgress) onProgress(done + Math.min(Math.max(within, 0), 1), total, phase);
-  };
-  const startPhase = (name: string): void => {
-    phase = name;
-    progress();
-  };
-  const endPhase = (): void => {
-    done++;
-  };
-
-  // Errors about content the caller gave us are the input's fault only if the
-  // input was not validated; otherwise anything that goes wrong is ours.
-  function blame(e: unknown, what: string, pass?: string): never {
-    if (!validate && (e instanceof WasmDecodeError || e instanceof WasmValidationError)) throw e;
-    if (e instanceof InternalError) throw e;
-    throw new InternalError(`${what}: ${describe(e)}`, pass, { cause: e });
-  }
-
+  const phases = new Phases(2 + passes.length + (validate ? 2 : 0), options.onProgress);
+  const blame = blamer(validate);
   const tStart = now();
-  const timings = { readMs: 0, validateInputMs: 0, passesMs: 0, writeMs: 0, validateOutputMs: 0, totalMs: 0 };
+  const timings: Timings = { readMs: 0, validateInputMs: 0, passesMs: 0, writeMs: 0, validateOutputMs: 0, totalMs: 0 };
 
-  // 1. Read and validate the input. Errors here are the input's.
-  startPhase("read");
-  let t = now();
-  let m = readModule(bytes);
-  const inputSections = scanSections(bytes);
-  timings.readMs = ms(now() - t);
-  endPhase();
-  if (validate) {
-    startPhase("validate input");
-    t = now();
-    decodeAllBodies(m);
-    validateModule(m);
-    timings.validateInputMs = ms(now() - t);
-    endPhase();
-  }
-  // What the input needs and declares, before any pass: passes may add a
-  // feature only where it is in here or the user enabled it.
-  let inputFeatures: FeatureUse;
-  try {
-    inputFeatures = featureUse(m);
-  } catch (e) {
-    blame(e, "scanning the input's features failed");
-  }
-
-  // Debug info that names code offsets is set aside: it goes back at the end
-  // only where it still holds, and the size judges need not compress it.
-  const aside = setAsideDebugInfo(m);
-  // the output says it went through wasm-compact (where the input has a producers section)
-  recordProducer(m);
-  const stripDwarf = options.stripDwarf ?? false;
-
-  // 2. Write once to get the baseline every pass is measured against.
-  startPhase("write");
-  t = now();
-  let current: Uint8Array;
-  try {
-    current = writeModule(m, { onProgress: (d, n) => progress(n > 0 ? d / n : 1) });
-  } catch (e) {
-    blame(e, "writing the module failed");
-  }
-  timings.writeMs = ms(now() - t);
-  endPhase();
-
-  // 3. Passes.
-  const passReports: PassReport[] = [];
-  const mapEntries: MergeMapEntry[] = [];
-  let judge: SizeJudge;
-  try {
-    judge = new SizeJudge(target, measures);
-  } catch (e) {
-    throw new UsageError(describe(e));
-  }
+  // 1. Read, validate, set debug info aside, write the baseline.
+  const input = readInput(bytes, validate, phases, timings, blame);
+  const judge = makeJudge(target, measures);
   // every pass compares against the module as read, and the result against
-  // the input: their brotli sizes are kept for the last word, and computed
-  // in the background while the first passes plan where the passes judge on
-  // the real measures (an estimate-judged run needs them only if a pass
-  // paid: then at verification, on the other core meanwhile)
+  // the input: their brotli sizes are kept for the last word
   judge.pin(bytes);
-  judge.pin(current);
-  // Profile-guided mode: decide what is hot on the module as read, before any pass.
-  const runNotes: string[] = [];
-  let hot: HotCode | undefined;
-  if (options.profile) {
-    const r = hotCodeFromProfile(options.profile, bytes, m, options.hotThreshold);
-    hot = r.hot;
-    const s = r.summary;
-    const cover = `${Math.round(s.threshold * 1000) / 10}% of executed instructions`;
-    runNotes.push(
-      s.hotBlocks === 0
-        ? `profile: no block hot (threshold ${cover}); ${s.functionsRun} functions ran`
-        : `profile: ${s.hotBlocks} of ${s.blocks} blocks hot (run ${s.cutoffCount}+ times, covering ${cover}) ` +
-            `in ${s.hotFunctions} of ${s.functionsRun} functions that ran`,
-    );
-  }
-  // No profile: a static estimate of execution frequency decides what is hot,
-  // under every target (see profile/static-hot.ts), unless told otherwise.
-  const outlineHot = options.outlineHot ?? options.loopsHot === false;
-  if (!hot && !outlineHot) {
-    const r = staticHotCode(m);
-    hot = r.hot;
-    const s = r.summary;
-    runNotes.push(
-      `no profile: a static estimate calls ${s.hotFunctions} of ${s.functions} functions hot (${percent(s.hotInstructions, s.instructions)} of the code); ` +
-        "passes that add calls leave hot code alone (--outline-hot rewrites it too)",
-    );
-  }
-  // Under a compressed target, a module above EXACT_MAX is judged on the
-  // estimate while the passes run and verified on the real measures at the
-  // end (see `verify`): a real brotli run of a mid-size module takes about a
-  // second, and a pass would otherwise make 5-15 of them.
-  const est = (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX) ? judge.estimator() : null;
-  if (!est) judge.prefetch([current, bytes]);
-  else if (target === "balanced" && 4 * (bytes.length - current.length) > bytes.length) {
-    // Most of the input is debug info set aside (web-tree-sitter's debug
-    // build: 483 of 765 KB of DWARF), so the one real measure that must see
-    // it, the input's, starts now on the other core: verification would
-    // otherwise wait for it after the last pass. Should nothing pay, the
-    // process waits at most that long for it at exit.
-    judge.prefetch([bytes]);
-  }
-  const baseline: Checkpoint = { bytes: current, passes: 0, reports: 0, entries: 0, origins: m.functions.map((f) => f.origin) };
-  // What an estimate-judged result is verified against. Where no debug info
-  // was set aside, a checkpoint is returned as it is, so the last word's
-  // comparison with the input is the verification itself: the input serves
-  // as reference, and two real brotli runs (input, result: one on each core)
-  // do what three did (the baseline differs from the input wherever the
-  // rewrite changed a byte, e.g. the producers entry: brotli-wasm's 1 MB
-  // took a third quality-11 run).
-  const reference = aside.sections.length === 0 ? bytes : current;
-  const checkpoints: Checkpoint[] = [];
-  const sharedOptions = {
-    ...(hot ? { hot } : {}),
-    features: featureChoices,
-    inputFeatures,
-    ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
-  };
-  /** Runs one pass with `passJudge` deciding, keeps or undoes it, and reports it; true if it changed the module and was kept. */
-  const runPass = (pass: Pass, passJudge: SizeJudge, phaseName: string): boolean => {
-    startPhase(phaseName);
-    const notes: string[] = [];
-    const entries: MergeMapEntry[] = [];
-    const origins = m.functions.map((f) => f.origin);
-    const ctx: PassContext = {
-      progress: (fraction) => progress(fraction),
-      note: (message) => void notes.push(message),
-      options: { judge: passJudge, ...sharedOptions },
-      record: (entry) => void entries.push(entry),
-      written: current,
-    };
-    const before = current.length;
-    t = now();
-    let result: PassResult;
-    try {
-      result = pass.run(m, ctx);
-    } catch (e) {
-      blame(e, `pass "${pass.name}" failed`, pass.name);
-    }
-    let after = before;
-    let kept = true;
-    if (result.changed) {
-      let next: Uint8Array;
-      try {
-        next = writeModule(m);
-      } catch (e) {
-        blame(e, `writing the module after pass "${pass.name}" failed`, pass.name);
-      }
-      after = next.length;
-      if (!pass.mayGrow && !passJudge.notWorse(current, next)) {
-        // Undo: re-read the last good bytes (lazily, so this is cheap).
-        kept = false;
-        notes.push(`undone: the module grew (${passJudge.explainGrowth(current, next)}) under target ${target}${passJudge === judge ? "" : " (estimated)"}`);
-        try {
-          m = readModule(current);
-        } catch (e) {
-          blame(e, `re-reading the module to undo pass "${pass.name}" failed`, pass.name);
-        }
-        restoreOrigins(m, origins, mapEntries);
-      } else {
-        if (checked) {
-          try {
-            readAndValidate(next);
-          } catch (e) {
-            throw new InternalError(`pass "${pass.name}" produced an invalid module: ${describe(e)}`, pass.name, { cause: e });
-          }
-        }
-        current = next;
-      }
-    }
-    // a loop, not push(...entries): outline on esbuild records more entries than a call may take arguments
-    if (kept) for (const e of entries) mapEntries.push(e);
-    passReports.push({
-      name: pass.name,
-      bytesBefore: before,
-      bytesAfter: kept ? after : before,
-      timeMs: ms(now() - t),
-      changed: result.changed,
-      kept,
-      stats: { ...(result.stats ?? {}) },
-      notes,
-    });
-    endPhase();
-    return result.changed && kept;
-  };
+  judge.pin(input.baseline);
 
-  const tPasses = now();
-  const paidOnEstimate: boolean[] = [];
-  passes.forEach((pass, k) => {
-    paidOnEstimate[k] = runPass(pass, est ?? judge, `pass ${pass.name}`);
-    if (!paidOnEstimate[k] || !est) return;
-    // not measured yet: verification needs the last one only, unless it fails
-    // (each real brotli run of a mid-size module costs a third of what
-    // wasm-opt -Oz takes on it)
-    checkpoints.push({ bytes: current, passes: k + 1, reports: passReports.length, entries: mapEntries.length, origins: m.functions.map((f) => f.origin) });
-    // Once the passes saved enough to be verified (gains only grow from one
-    // checkpoint to the next), verification will need the real sizes of the
-    // module as read and of the input: where the measures have another core
-    // they start now, while the later passes run. Nothing is measured ahead
-    // that may not be needed: a process cannot exit while a worker thread is
-    // inside a compressor run, so a needless run costs its time at the end.
-    if (target !== "balanced" || !tooLittleToVerify(est, baseline.bytes, current)) judge.prefetch([reference, bytes]);
+  // 2. What is hot, decided on the module as read.
+  const hot = chooseHotCode(input.m, bytes, options);
+  const runNotes = hot.note ? [hot.note] : [];
+
+  // 3. Passes. Under a compressed target, a module above EXACT_MAX is judged
+  // on the estimate while the passes run and verified on the real measures
+  // at the end (see verify.ts).
+  const est = (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX) ? judge.estimator() : null;
+  prefetchInputs(judge, est, target, bytes, input.baseline);
+  const runner = new PassRunner(input.m, input.baseline, {
+    phases,
+    blame,
+    checked: validate && (options.checked ?? false),
+    target,
+    judge,
+    shared: {
+      ...(hot.hot ? { hot: hot.hot } : {}),
+      features: featureChoices,
+      inputFeatures: input.features,
+      ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
+    },
   });
-  if (est && checkpoints.length > 0) {
-    // real brotli runs of the checkpoints, some perhaps still on the other core
-    total++;
-    startPhase("verify");
-    const gain = baseline.bytes.length - checkpoints[checkpoints.length - 1]!.bytes.length;
-    const tooLittle = target === "balanced" && tooLittleToVerify(est, baseline.bytes, checkpoints[checkpoints.length - 1]!.bytes);
-    if (!tooLittle) judge.prefetch([reference, bytes]);
-    const back = tooLittle
-      ? { ...baseline, why: `it saved ${gain} bytes and under ${MIN_VERIFIED_SHARE * 100} % of the estimated gzip and brotli sizes: not worth verifying on the real measures` }
-      : verify(judge, reference, baseline, checkpoints);
-    endPhase();
-    let how = "held";
-    if (back) {
-      // Back to the last checkpoint that holds. The passes after it are not
-      // run again on the real measures: that took 2-3 times as long as
-      // wasm-opt -Oz on the files where it happened (onig: 55 of 85 s, each
-      // of outline's judgements a quality-11 run), for 0.1 % of raw bytes.
-      current = back.bytes;
-      try {
-        m = readModule(current);
-      } catch (e) {
-        blame(e, "re-reading the module after verification failed");
-      }
-      mapEntries.length = back.entries;
-      restoreOrigins(m, back.origins, mapEntries);
-      for (const r of passReports.slice(back.reports)) {
-        if (!r.changed || !r.kept) continue;
-        r.kept = false;
-        r.bytesAfter = r.bytesBefore;
-        r.notes.push(`undone: ${back.why}`);
-      }
-      const kept = passes.slice(0, back.passes).filter((_, k) => paidOnEstimate[k]).map((p) => p.name);
-      how = `failed (${back.why.replace(/^on the real measures /, "")}), so the result is the last state that holds (${kept.length > 0 ? `after ${kept.join(", ")}` : "the module as read"})`;
-    }
-    runNotes.push(
-      tooLittle
-        ? `under target ${target} the passes were judged on a fast brotli estimate and saved ${gain} bytes, under ${MIN_VERIFIED_SHARE * 100} % of the file and of its estimated gzip and brotli sizes: ` +
-            "not worth two brotli quality-11 runs to verify, so the input is returned unchanged"
-        : `under target ${target} the passes were judged on a fast brotli estimate and the result verified on the real measures: it ${how}`,
-    );
-  }
+  // Where no debug info was set aside, a checkpoint is returned as it is, so
+  // the last word's comparison with the input is the verification itself:
+  // the input is the reference, and two real brotli runs (input, result: one
+  // on each core) do what three did (the baseline differs from the input
+  // wherever the rewrite changed a byte, e.g. the producers entry:
+  // brotli-wasm's 1 MB took a third quality-11 run).
+  const reference = input.aside.sections.length === 0 ? bytes : input.baseline;
+  const tPasses = now();
+  const verified = runPasses(runner, { passes, target, judge, est, reference, input: bytes }, phases);
+  if (verified) runNotes.push(verified);
   timings.passesMs = ms(now() - tPasses);
 
-  // 4. Validate the bytes we are about to return.
+  // 4. The output validates and adds no feature that was not allowed.
   let output: Module | null = null;
   if (validate) {
-    startPhase("validate output");
-    t = now();
-    try {
-      output = readAndValidate(current);
-    } catch (e) {
-      const last = passReports.filter((p) => p.changed && p.kept).map((p) => p.name);
-      const by = last.length > 0 ? ` (passes that changed it: ${last.join(", ")})` : "";
-      throw new InternalError(`the optimized module does not validate${by}: ${describe(e)}`, undefined, { cause: e });
-    }
+    phases.start("validate output");
+    const t = now();
+    output = validateOutput(runner.current, runner.reports);
     timings.validateOutputMs = ms(now() - t);
-    endPhase();
+    phases.end();
   }
+  const features = checkFeatures(output, runner.current, input.features, featureChoices, blame);
 
-  // 5. No new features: whatever the output uses beyond the input was allowed.
-  const notes: string[] = [...runNotes];
-  let outputFeatures: Set<WasmFeature>;
-  try {
-    if (!output) {
-      output = readModule(current);
-      decodeAllBodies(output);
-    }
-    outputFeatures = usedFeatures(output);
-  } catch (e) {
-    blame(e, "scanning the output's features failed");
+  // 5. Debug info back where it holds, then the identity rule.
+  const last = lastWord({
+    input: bytes,
+    result: runner.current,
+    aside: input.aside,
+    stripDwarf: options.stripDwarf ?? false,
+    noPassPaid: est !== null && runner.current === input.baseline,
+    anyPassChanged: runner.reports.some((r) => r.changed),
+    target,
+    judge,
+    blame,
+  });
+  const notes = [...runNotes, ...last.notes];
+  if (features.added.length > 0 && !last.keptInput) {
+    const why = (f: WasmFeature): string => (input.features.declared.has(f) ? "declared in the input's target_features section" : "enabled");
+    notes.push(`features: the output uses ${features.added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
   }
-  const added = sortFeatures([...outputFeatures].filter((f) => !inputFeatures.used.has(f)));
-  const unallowed = added.filter((f) => !inputFeatures.declared.has(f) && featureChoices[f] !== true);
-  if (unallowed.length > 0) {
-    throw new InternalError(`the optimized module uses ${unallowed.join(", ")}, which the input neither uses nor declares and the options do not enable`);
-  }
-
-  // 6. Debug info back where it holds, then the identity rule.
-  const noPassPaid = est !== null && current === baseline.bytes;
-  let debug: DebugOutcome;
-  try {
-    debug = restoreDebugInfo(bytes, current, aside, stripDwarf);
-    current = debug.binary;
-  } catch (e) {
-    blame(e, "putting the debug sections back failed");
-  }
-  // the input as it is returned when nothing better is: only DWARF stripped on request
-  const asInput = (): Uint8Array => (stripDwarf ? withoutCustomSections(bytes, (n) => debugKind(n) === "dwarf") : bytes.slice());
-  let binary = current;
-  let keptInput = false;
-  if (current.length > bytes.length) {
-    notes.push(`the rewritten module (${current.length} bytes) was larger than the input (${bytes.length} bytes); returned the input unchanged`);
-    binary = asInput();
-    keptInput = true;
-  } else if (noPassPaid && !sameBytes(bytes, current)) {
-    // No pass kept anything on an estimate-judged run: the only change is
-    // the rewrite itself, not worth two real brotli runs of a large module
-    // (esbuild.wasm as shipped: 100 s of CPU, and its brotli size grew)
-    if (!passReports.some((r) => r.changed)) notes.push(`no pass paid under target ${target}: returned the input unchanged`);
-    binary = asInput();
-    keptInput = true;
-  } else if (judge.compressed && !sameBytes(bytes, current) && !judge.holds(bytes, current)) {
-    // The last word, on the real measures (brotli quality 11 at every size)
-    // against the input itself: every decision above was relative to the
-    // module before it, and on large modules to an estimate.
-    notes.push(`under target ${target} the result was larger than the input on the real measures (${judge.explainGrowth(bytes, current)}); returned the input unchanged`);
-    binary = asInput();
-    keptInput = true;
-  }
-  let removedSections: RemovedSection[];
-  if (!keptInput) {
-    removedSections = debug.removed;
-    notes.push(...debug.notes);
-  } else removedSections = debug.removed.filter((s) => s.kind === "dwarf" && stripDwarf).map((s) => ({ ...s, why: "stripped" as const }));
-  if (added.length > 0 && !keptInput) {
-    const why = (f: WasmFeature): string => (inputFeatures.declared.has(f) ? "declared in the input's target_features section" : "enabled");
-    notes.push(`features: the output uses ${added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
-  }
-  const outputSections = keptInput ? inputSections : scanSections(binary);
+  const outputSections = last.keptInput ? input.sections : scanSections(last.binary);
   timings.totalMs = ms(now() - tStart);
-  phase = "done";
-  done = total;
-  progress();
+  phases.finish();
 
   const report: Report = {
     tool: { name: "wasm-compact", version: VERSION },
     sizes: {
-      file: { before: bytes.length, after: binary.length },
-      code: { before: sectionBytes(inputSections, 10), after: sectionBytes(outputSections, 10) },
-      custom: { before: sectionBytes(inputSections, 0), after: sectionBytes(outputSections, 0) },
+      file: { before: bytes.length, after: last.binary.length },
+      code: { before: sectionBytes(input.sections, 10), after: sectionBytes(outputSections, 10) },
+      custom: { before: sectionBytes(input.sections, 0), after: sectionBytes(outputSections, 0) },
     },
-    sections: { input: inputSections, output: outputSections },
-    passes: passReports,
+    sections: { input: input.sections, output: outputSections },
+    passes: runner.reports,
     validated: { input: validate, output: validate },
-    keptInput,
+    keptInput: last.keptInput,
     features: {
-      input: sortFeatures(inputFeatures.used),
-      declared: sortFeatures(inputFeatures.declared),
-      output: keptInput ? sortFeatures(inputFeatures.used) : sortFeatures(outputFeatures),
+      input: sortFeatures(input.features.used),
+      declared: sortFeatures(input.features.declared),
+      output: last.keptInput ? sortFeatures(input.features.used) : sortFeatures(features.used),
     },
-    mergeMap: keptInput ? [] : resolveMergeMap(m, mapEntries),
-    removedSections,
+    mergeMap: last.keptInput ? [] : resolveMergeMap(runner.m, runner.mapEntries),
+    removedSections: last.removedSections,
     notes,
     timings,
   };
-  return { binary, report };
+  return { binary: last.binary, report };
+}
+
+function makeJudge(target: SizeTarget, measures: SizeMeasures): SizeJudge {
+  try {
+    return new SizeJudge(target, measures);
+  } catch (e) {
+    throw new UsageError(describe(e));
+  }
+}
+
+/**
+ * Real brotli runs worth starting before any pass, on the other core where
+ * the measures have one: where the passes judge on the real measures, the
+ * input and the module as read (every pass's first comparison). An
+ * estimate-judged run needs them only if a pass pays (see runPasses), except
+ * where most of the input is debug info set aside (web-tree-sitter's debug
+ * build: 483 of 765 KB of DWARF): the one real measure that must see it, the
+ * input's, starts now, as verification would otherwise wait for it after
+ * the last pass. Should nothing pay, the process waits at most that long for
+ * it at exit.
+ */
+function prefetchInputs(judge: SizeJudge, est: SizeJudge | null, target: SizeTarget, bytes: Uint8Array, baseline: Uint8Array): void {
+  if (!est) judge.prefetch([baseline, bytes]);
+  else if (target === "balanced" && 4 * (bytes.length - baseline.length) > bytes.length) judge.prefetch([bytes]);
 }
