@@ -19,6 +19,11 @@
 
 export const BLOCK_EMPTY = 0x40;
 
+// A Body is never changed once built (decoded, or finished by a builder):
+// analyses cache what they derive from a body by its identity, and trial
+// copies of a module share bodies. A pass that changes a body builds a new
+// one (BodyBuilder, or mapWords for immediates only).
+
 export interface Body {
   /** Number of instructions (the final `end` included). */
   count: number;
@@ -109,4 +114,28 @@ export class BodyBuilder {
       offsets: this.offsets ? cut(this.offsets, n) : null,
     };
   }
+}
+
+/**
+ * `body` with immediate words rewritten: for an instruction with op id `op`,
+ * the words at offsets `sites[op]` from its first immediate go through `fn`.
+ * Returns `body` itself when no word changes, else a new Body that shares
+ * everything but the immediates with it.
+ */
+export function mapWords(body: Body, sites: readonly (readonly number[] | null)[], fn: (word: number) => number): Body {
+  const { ops, immStart } = body;
+  let imm: Int32Array | null = null;
+  for (let i = 0; i < body.count; i++) {
+    const at = sites[ops[i]!];
+    if (!at) continue;
+    for (const off of at) {
+      const p = immStart[i]! + off;
+      const w = (imm ?? body.imm)[p]!;
+      const n = fn(w);
+      if (n === w) continue;
+      imm ??= body.imm.slice();
+      imm[p] = n;
+    }
+  }
+  return imm ? { ...body, imm } : body;
 }

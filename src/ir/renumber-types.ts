@@ -24,15 +24,18 @@ export function mapValType(v: ValType, fn: TypeMap): ValType {
   return h >= 0 ? refType(fn(h), isNullable(v)) : v;
 }
 
-/** Maps the type indices in a body's immediates in place; true if any changed. */
-export function mapBodyTypes(body: Body, fn: TypeMap): boolean {
-  let changed = false;
-  const { ops, immStart, imm } = body;
+/** `body` with the type indices in its immediates mapped: itself if none changed, else a new Body (bodies are never changed in place). */
+export function mapBodyTypes(body: Body, fn: TypeMap): Body {
+  const { ops, immStart } = body;
+  let imm = body.imm;
+  let copied = false;
   const set = (p: number, v: number): void => {
-    if (imm[p] !== v) {
-      imm[p] = v;
-      changed = true;
+    if (imm[p] === v) return;
+    if (!copied) {
+      imm = imm.slice();
+      copied = true;
     }
+    imm[p] = v;
   };
   for (let i = 0; i < body.count; i++) {
     const kinds = OPS[ops[i]!]!.imms;
@@ -57,7 +60,7 @@ export function mapBodyTypes(body: Body, fn: TypeMap): boolean {
       p += immWordCount(k, imm, p);
     }
   }
-  return changed;
+  return copied ? { ...body, imm } : body;
 }
 
 /** Maps the type references inside a type definition (fields, params, results, supertypes) in place. */
@@ -92,7 +95,7 @@ export function mapModuleTypeRefs(m: Module, fn: TypeMap): void {
   for (const g of m.globals) g.type.type = mapValType(g.type.type, fn);
   for (const t of m.tables) t.type.elem = mapValType(t.type.elem, fn);
   for (const e of m.elements) e.type = mapValType(e.type, fn);
-  for (const x of constExprs(m)) mapBodyTypes(x.body, fn);
+  for (const x of constExprs(m)) x.body = mapBodyTypes(x.body, fn);
   for (const f of m.functions) {
     f.typeIndex = fn(f.typeIndex);
     let changed = false;
@@ -103,7 +106,12 @@ export function mapModuleTypeRefs(m: Module, fn: TypeMap): void {
         changed = true;
       }
     }
-    if (mapBodyTypes(bodyOf(m, f), fn)) changed = true;
+    const body = bodyOf(m, f);
+    const mapped = mapBodyTypes(body, fn);
+    if (mapped !== body) {
+      f.body = mapped;
+      changed = true;
+    }
     if (changed) f.dirty = true;
   }
 }

@@ -7,7 +7,7 @@
 import { FUNC_WORDS } from "./imm-layout.js";
 import { bodyOf } from "../binary/reader.js";
 import { ByteReader, ByteWriter } from "../binary/bytes.js";
-import type { Body } from "./body.js";
+import { mapWords } from "./body.js";
 import { constExprs, type Module } from "./module.js";
 
 /**
@@ -65,10 +65,14 @@ export function redirectFunctions(m: Module, target: Int32Array, order?: readonl
     if (target[nImp + i] !== nImp + i) continue; // removed or folded: its body goes away
     const f = m.functions[i]!;
     const body = bodyOf(m, f);
-    if (rewriteBody(body, fix)) f.dirty = true;
+    const rewritten = mapWords(body, FUNC_WORDS, fix);
+    if (rewritten !== body) {
+      f.body = rewritten;
+      f.dirty = true;
+    }
   }
   for (const e of m.elements) if (e.items.kind === "funcs") e.items.funcs = e.items.funcs.map(fix);
-  for (const e of constExprs(m)) rewriteBody(e.body, fix);
+  for (const e of constExprs(m)) e.body = mapWords(e.body, FUNC_WORDS, fix);
   for (const e of m.exports) if (e.kind === "func") e.index = fix(e.index);
   if (m.start !== null) m.start = fix(m.start);
 
@@ -133,25 +137,6 @@ function remapIndirectNames(bytes: Uint8Array, newIndex: Int32Array): Uint8Array
   } catch {
     return null;
   }
-}
-
-/** Rewrites function indices in place; returns true if anything changed. */
-function rewriteBody(body: Body, fix: (old: number) => number): boolean {
-  let changed = false;
-  const { ops, immStart, imm } = body;
-  for (let i = 0; i < body.count; i++) {
-    const at = FUNC_WORDS[ops[i]!];
-    if (!at) continue;
-    for (const off of at) {
-      const p = immStart[i]! + off;
-      const n = fix(imm[p]!);
-      if (n !== imm[p]) {
-        imm[p] = n;
-        changed = true;
-      }
-    }
-  }
-  return changed;
 }
 
 /**

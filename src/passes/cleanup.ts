@@ -8,6 +8,7 @@ import { bodyOf } from "../binary/reader.js";
 import { idOf, opSet } from "../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
+import { removeGlobals } from "../ir/renumber-globals.js";
 import { constExprs, type Module } from "../ir/module.js";
 import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
 import { mapModuleTypeRefs, mapSubTypeRefs, redirectTypes } from "../ir/renumber-types.js";
@@ -72,32 +73,7 @@ export function removeDeadGlobals(m: Module): number {
   const exprs = constExprs(m);
   for (const b of bodies) forEachWord(b, GLOBAL_WORDS, (p) => (used[b.imm[p]!] = 1));
   for (const x of exprs) forEachWord(x.body, GLOBAL_WORDS, (p) => (used[x.body.imm[p]!] = 1));
-  const map = new Int32Array(total);
-  let next = 0;
-  for (let i = 0; i < total; i++) map[i] = used[i] ? next++ : -1;
-  const removed = total - next;
-  if (removed === 0) return 0;
-  m.functions.forEach((f, i) => {
-    let changed = false;
-    const b = bodies[i]!;
-    forEachWord(b, GLOBAL_WORDS, (p) => {
-      const n = map[b.imm[p]!]!;
-      if (n !== b.imm[p]) {
-        b.imm[p] = n;
-        changed = true;
-      }
-    });
-    if (changed) f.dirty = true;
-  });
-  for (const x of exprs) forEachWord(x.body, GLOBAL_WORDS, (p) => (x.body.imm[p] = map[x.body.imm[p]!]!));
-  for (const e of m.exports) if (e.kind === "global") e.index = map[e.index]!;
-  m.globals = m.globals.filter((_, i) => used[nImp + i]);
-  if (m.names) {
-    // global names (subsection 7) are keyed by index: drop rather than mislabel
-    m.names.other = m.names.other.filter((o) => o.id !== 7);
-    m.names.dirty = true;
-  }
-  return removed;
+  return removeGlobals(m, used);
 }
 
 /**
