@@ -29,10 +29,10 @@
 
 import { WasmValidationError } from "../binary/errors.js";
 import { bodyOf } from "../binary/reader.js";
-import { idOf } from "../binary/opcodes/index.js";
 import type { ConstExpr, Module, TableType } from "../ir/module.js";
-import { FUNCREF, HT_FUNC, I32, I64, REF_BASE, refType, type Limits, type ValType } from "../ir/types.js";
-import { CodeValidator, type ModuleEnv } from "./validate-code.js";
+import { FUNCREF, REF_BASE, refType, type Limits, type ValType } from "../ir/types.js";
+import { CodeValidator } from "./validate-code.js";
+import { moduleEnv } from "./module-env.js";
 import {
   KIND_FUNC,
   buildTypeContext,
@@ -47,9 +47,6 @@ export interface ValidateOptions {
   /** Accept the threads proposal (shared memories, atomic instructions). Default true. */
   threads?: boolean;
 }
-
-const ID_REF_FUNC = idOf("ref.func");
-const REF_FUNC = refType(HT_FUNC, false);
 
 function fail(reason: string, offset = 0): never {
   throw new WasmValidationError(reason, offset);
@@ -104,15 +101,12 @@ export function validateModule(m: Module, options: ValidateOptions = {}): void {
     }
   };
 
-  // ---- index spaces ----
-  const funcTypes: number[] = [];
-  const tableElem: number[] = [];
-  const tableAddr: number[] = [];
-  const memAddr: number[] = [];
-  const globalTypes: number[] = [];
-  const globalMut: number[] = [];
-  const tagTypes: number[] = [];
-
+  // ---- index spaces (checked here, built by moduleEnv) ----
+  let nFuncs = 0;
+  let nTables = 0;
+  let nMems = 0;
+  let nGlobals = 0;
+  let nTags = 0;
   for (let i = 0; i < m.imports.length; i++) {
     const imp = m.imports[i]!;
     const what = `import ${i} ("${imp.module}" "${imp.name}")`;
@@ -120,101 +114,41 @@ export function validateModule(m: Module, options: ValidateOptions = {}): void {
     switch (d.kind) {
       case "func":
         checkFuncTypeIndex(d.typeIndex, what);
-        funcTypes.push(d.typeIndex);
+        nFuncs++;
         break;
       case "table":
         checkTableType(d.type, what);
-        tableElem.push(d.type.elem);
-        tableAddr.push(d.type.limits.is64 ? I64 : I32);
+        nTables++;
         break;
       case "memory":
         checkMemType(d.type.limits, what);
-        memAddr.push(d.type.limits.is64 ? I64 : I32);
+        nMems++;
         break;
       case "global":
         checkVal(d.type.type, what);
-        globalTypes.push(d.type.type);
-        globalMut.push(d.type.mutable ? 1 : 0);
+        nGlobals++;
         break;
       case "tag":
         checkTag(d.type.typeIndex, what);
-        tagTypes.push(d.type.typeIndex);
+        nTags++;
         break;
     }
   }
-  const nImportedGlobals = globalTypes.length;
-  for (let i = 0; i < m.functions.length; i++) {
-    const f = m.functions[i]!;
-    checkFuncTypeIndex(f.typeIndex, `function ${funcTypes.length}`);
-    funcTypes.push(f.typeIndex);
-  }
-  for (const t of m.tables) {
-    checkTableType(t.type, `table ${tableElem.length}`);
-    tableElem.push(t.type.elem);
-    tableAddr.push(t.type.limits.is64 ? I64 : I32);
-  }
-  for (const mem of m.memories) {
-    checkMemType(mem.limits, `memory ${memAddr.length}`);
-    memAddr.push(mem.limits.is64 ? I64 : I32);
-  }
-  for (const g of m.globals) {
-    checkVal(g.type.type, `global ${globalTypes.length}`);
-    globalTypes.push(g.type.type);
-    globalMut.push(g.type.mutable ? 1 : 0);
-  }
-  for (const t of m.tags) {
-    checkTag(t.type.typeIndex, `tag ${tagTypes.length}`);
-    tagTypes.push(t.type.typeIndex);
-  }
-  const elemTypes: number[] = [];
+  const nImportedGlobals = nGlobals;
+  for (const f of m.functions) checkFuncTypeIndex(f.typeIndex, `function ${nFuncs++}`);
+  for (const t of m.tables) checkTableType(t.type, `table ${nTables++}`);
+  for (const mem of m.memories) checkMemType(mem.limits, `memory ${nMems++}`);
+  for (const g of m.globals) checkVal(g.type.type, `global ${nGlobals++}`);
+  for (const t of m.tags) checkTag(t.type.typeIndex, `tag ${nTags++}`);
   for (let i = 0; i < m.elements.length; i++) {
     const e = m.elements[i]!;
     if (e.type < REF_BASE) fail(`type mismatch: element segment ${i} type is not a reference type`);
     checkVal(e.type, `element segment ${i}`);
-    // The function-index forms (flags 0..3) have type (ref func), as the
-    // reference interpreter and the 3.0 test suite have it (elem.wast: form 2
-    // with element kind 0x00 fills a (ref func) table).
-    elemTypes.push(e.items.kind === "funcs" && e.type === FUNCREF ? REF_FUNC : e.type);
   }
 
-  // ---- C.refs: functions named outside function bodies ----
-  const nFuncs = funcTypes.length;
-  const declared = new Uint8Array(nFuncs);
-  const declare = (x: number): void => {
-    if (x >= 0 && x < nFuncs) declared[x] = 1;
-  };
-  const scan = (e: ConstExpr): void => {
-    const b = e.body;
-    for (let i = 0; i < b.count; i++) if (b.ops[i] === ID_REF_FUNC) declare(b.imm[b.immStart[i]!]!);
-  };
-  for (const ex of m.exports) if (ex.kind === "func") declare(ex.index);
-  for (const g of m.globals) scan(g.init);
-  for (const t of m.tables) if (t.init) scan(t.init);
-  for (const e of m.elements) {
-    if (e.mode.kind === "active") scan(e.mode.offset);
-    if (e.items.kind === "funcs") for (const x of e.items.funcs) declare(x);
-    else for (const x of e.items.exprs) scan(x);
-  }
-  for (const d of m.data) if (d.mode.kind === "active") scan(d.mode.offset);
-
-  const env: ModuleEnv = {
-    ctx,
-    funcTypes: Int32Array.from(funcTypes),
-    tableElem: Int32Array.from(tableElem),
-    tableAddr: Int32Array.from(tableAddr),
-    memAddr: Int32Array.from(memAddr),
-    globalTypes: Int32Array.from(globalTypes),
-    globalMut: Uint8Array.from(globalMut),
-    tagTypes: Int32Array.from(tagTypes),
-    elemTypes: Int32Array.from(elemTypes),
-    dataCount: m.data.length,
-    hasDataCount: m.hasDataCount,
-    declared,
-    threads,
-    funcNames: m.names?.functions ?? null,
-  };
+  const env = moduleEnv(m, ctx, threads);
+  const { funcTypes, tableElem, tableAddr, memAddr, elemTypes } = env;
   const cv = new CodeValidator(env);
-  const nGlobals = globalTypes.length;
 
   // ---- definitions with constant expressions ----
   for (let i = 0; i < m.tables.length; i++) {
@@ -240,7 +174,7 @@ export function validateModule(m: Module, options: ValidateOptions = {}): void {
       : ex.kind === "table" ? tableElem.length
       : ex.kind === "memory" ? memAddr.length
       : ex.kind === "global" ? nGlobals
-      : tagTypes.length;
+      : nTags;
     if (!(x >= 0 && x < n)) fail(`unknown ${ex.kind === "func" ? "function" : ex.kind} ${x >>> 0} in export "${ex.name}"`);
   }
 

@@ -15,8 +15,10 @@ import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
 import type { Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
-import { EXTERNREF, FUNCREF, isNumeric, type ValType } from "../../ir/types.js";
-import { StackTyper, type StackEnv } from "../../analysis/stack-types.js";
+import { EXTERNREF, FUNCREF, heapOf, isNullable, isNumeric, isRef, type ValType } from "../../ir/types.js";
+import { KIND_FUNC } from "../../analysis/typecontext.js";
+import type { ModuleEnv } from "../../analysis/module-env.js";
+import { CodeValidator } from "../../analysis/validate-code.js";
 import { liveness, type Corpus } from "./corpus.js";
 import { instrSize } from "./sizes.js";
 
@@ -78,7 +80,14 @@ export interface Candidate {
 export interface EvalContext {
   m: Module;
   corpus: Corpus;
-  env: StackEnv;
+  env: ModuleEnv;
+  /**
+   * Whether a new signature may name (ref $t), the exact type the validator
+   * gives `ref.func $f`: only where the output may use typed function
+   * references (the input does, or they were enabled). Otherwise such a
+   * value is passed on as funcref, all a module without them can ask for.
+   */
+  typedFuncRefs: boolean;
   multiValue: boolean;
   tailCalls: boolean;
   /** Bytes a name-section entry for a new function costs (0 without a name section). */
@@ -91,6 +100,13 @@ export interface EvalContext {
 
 function allowedType(t: ValType): boolean {
   return isNumeric(t) || t === FUNCREF || t === EXTERNREF;
+}
+
+/** Type `t` of a value the sequence leaves on the stack as a new signature may name it (see EvalContext.typedFuncRefs). */
+function resultType(ctx: EvalContext, t: ValType): ValType {
+  if (ctx.typedFuncRefs || !isRef(t) || isNullable(t)) return t;
+  const h = heapOf(t);
+  return h >= 0 && ctx.env.ctx.kind[h] === KIND_FUNC ? FUNCREF : t;
 }
 
 export function typeKey(params: readonly ValType[], results: readonly ValType[]): string {
@@ -147,7 +163,8 @@ function ensure<T extends Int32Array | Uint8Array | Float64Array>(a: T, n: numbe
  * builds a Candidate once the cheap bounds leave a chance of a gain.
  */
 export class Evaluator {
-  private typer: StackTyper;
+  /** The validator in open mode, typing a repeat's first copy. */
+  private typer: CodeValidator;
   private depthAt = new Int32Array(MAX_LEN);
   private stamp: Int32Array;
   private canon: Int32Array;
@@ -192,7 +209,7 @@ export class Evaluator {
   private nameCostNow = 0;
 
   constructor(private readonly ctx: EvalContext) {
-    this.typer = new StackTyper(ctx.env);
+    this.typer = new CodeValidator(ctx.env);
     let maxLocals = 1;
     for (const info of ctx.corpus.infos) maxLocals = Math.max(maxLocals, info.localTypes.length);
     this.stamp = new Int32Array(maxLocals);
@@ -247,7 +264,7 @@ export class Evaluator {
     const i0 = p0 - info.start;
     const body = info.body;
     const typer = this.typer;
-    typer.reset(info.results, true);
+    typer.beginSequence(body, info.localTypes, info.results);
     let nLegal = 0;
     const ep = ++this.epoch;
     let distinct = 0;
@@ -258,8 +275,7 @@ export class Evaluator {
       const op = body.ops[i]!;
       // the callee may end in its own `end` instead of a final return when nothing extra is left under the results
       if (op === RETURN) stripReturn = !typer.unreachable && typer.height <= info.results.length;
-      typer.step(body, i, info.localTypes);
-      if (!typer.ok) break;
+      if (!typer.stepSequence(i)) break;
       const lw = LOCAL_WORDS[op];
       if (lw) {
         const x = body.imm[body.immStart[i]! + lw[0]!]!;
@@ -271,10 +287,10 @@ export class Evaluator {
       if (typer.depth !== 0) continue;
       const len = t + 1;
       if (typer.unreachable) {
-        if (len >= minLen) this.addLegal(nLegal++, len, typer.returns ? RET : TRAP, distinct, typer.returns && op === RETURN && stripReturn);
+        if (len >= minLen) this.addLegal(nLegal++, len, typer.returned ? RET : TRAP, distinct, typer.returned && op === RETURN && stripReturn);
         break;
       }
-      if (!typer.returns && len >= minLen) this.addLegal(nLegal++, len, NORMAL, distinct, false);
+      if (!typer.returned && len >= minLen) this.addLegal(nLegal++, len, NORMAL, distinct, false);
     }
     if (nLegal === 0) return;
     // a copy in scratch rather than a subarray: one allocation less per repeat
@@ -303,8 +319,9 @@ export class Evaluator {
     this.legalDistinct[k] = distinct;
     this.legalStrip[k] = stripReturn ? 1 : 0;
     this.legalInputs[k] = typer.inputsRev.length;
-    this.legalSp[k] = typer.sp;
-    if (typer.sp <= MAX_RESULTS) for (let v = 0; v < typer.sp; v++) this.legalVals[k * MAX_RESULTS + v] = typer.vals[v]!;
+    const sp = typer.stackSize;
+    this.legalSp[k] = sp;
+    if (sp <= MAX_RESULTS) for (let v = 0; v < sp; v++) this.legalVals[k * MAX_RESULTS + v] = resultType(this.ctx, typer.stackType(v));
   }
 
   /** Candidates for the repeat at positions[0, nOcc) cut to legal length number `legal`. */

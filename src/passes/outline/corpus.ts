@@ -4,22 +4,45 @@
 // the local's type, so the same computation on different locals gets the
 // same symbols (the locals are matched up per candidate later). Code the
 // outliner must not touch gets unique symbols: unreachable code, hot
-// instructions, and whole functions the stack typer does not understand.
+// instructions, and whole functions with instructions outline has not been
+// taught (exceptions, GC: see OUTLINE_OPS).
 
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { bodyOf } from "../../binary/reader.js";
-import { idOf, opSet } from "../../binary/opcodes/index.js";
+import { OPS, idOf, opSet } from "../../binary/opcodes/index.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import type { HotCode } from "../pass.js";
-import { localTypesOf, stackHeights, StackTyper, type StackEnv } from "../../analysis/stack-types.js";
+import { localTypesOf, type ModuleEnv } from "../../analysis/module-env.js";
+import { stackHeights } from "../../analysis/body-typing.js";
 import { computeLiveness, type Liveness } from "../../analysis/liveness.js";
 import { instrSize } from "./sizes.js";
 
 const ELSE = idOf("else");
 const END = idOf("end");
 /** Per op: 1 for control instructions (a sequence cannot simply grow to the left over them). */
+/**
+ * Per op: 1 if outline may move it. Instructions with a fixed signature
+ * (numeric, vector, memory, atomics) and the MVP-era control, variable,
+ * table and reference instructions; not exceptions (liveness does not see
+ * a throw's edge to its handler) nor GC, call_ref and the branches on
+ * references, which outline has not been taught. A function that uses one
+ * is left out of the corpus.
+ */
+const OUTLINE_OPS = opSet([
+  "unreachable", "nop", "block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "call", "call_indirect",
+  "return_call", "return_call_indirect", "drop", "select", "select_t", "local.get", "local.set", "local.tee", "global.get",
+  "global.set", "table.get", "table.set", "table.size", "table.grow", "table.fill", "table.copy", "table.init", "elem.drop",
+  "memory.size", "memory.grow", "memory.init", "memory.copy", "memory.fill", "data.drop", "ref.null", "ref.is_null", "ref.func",
+]);
+for (const d of OPS) if (d.sig !== undefined) OUTLINE_OPS[d.id!] = 1;
+
+function outlineUnderstands(body: Body): boolean {
+  for (let i = 0; i < body.count; i++) if (OUTLINE_OPS[body.ops[i]!] === 0) return false;
+  return true;
+}
+
 const CONTROL = opSet(["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select"]);
 
 export interface FuncInfo {
@@ -99,7 +122,7 @@ interface FuncFacts {
   typeIndex: number;
   locals: Func["locals"];
   localTypes: Int32Array;
-  /** Null when the stack typer does not understand the function. */
+  /** Stack heights (body-typing's stackHeights); null when outline leaves the function out (OUTLINE_OPS). */
   height: Int32Array | null;
   /** Per instruction: content id in the cache's intern table (-1: unreachable code, a unique symbol). */
   ids: Int32Array;
@@ -165,12 +188,13 @@ export class CorpusCache {
     this.slots = slots;
   }
 
-  factsOf(m: Module, env: StackEnv, f: Func, typer: StackTyper): FuncFacts {
+  factsOf(m: Module, env: ModuleEnv, funcIndex: number): FuncFacts {
+    const f = m.functions[funcIndex - m.numImportedFuncs]!;
     const old = this.facts.get(f);
     if (old && (f.body === null || f.body === old.body) && f.typeIndex === old.typeIndex && f.locals === old.locals) return old;
     const body = bodyOf(m, f);
     const localTypes = localTypesOf(env, f.typeIndex, f.locals);
-    const height = stackHeights(env, f.typeIndex, localTypes, body, typer);
+    const height = outlineUnderstands(body) ? stackHeights(m, funcIndex, env) : null;
     const n = body.count - 1;
     const ids = new Int32Array(height ? n : 0);
     const sizes = new Int32Array(height ? n : 0);
@@ -187,17 +211,16 @@ export class CorpusCache {
   }
 }
 
-export function buildCorpus(m: Module, env: StackEnv, hot: HotCode | undefined, cache = new CorpusCache()): Corpus {
+export function buildCorpus(m: Module, env: ModuleEnv, hot: HotCode | undefined, cache = new CorpusCache()): Corpus {
   const infos: FuncInfo[] = [];
   const facts: FuncFacts[] = [];
   let total = 0;
-  const typer = new StackTyper(env);
   for (let fi = 0; fi < m.functions.length; fi++) {
     const f = m.functions[fi]!;
-    const ff = cache.factsOf(m, env, f, typer);
+    const ff = cache.factsOf(m, env, m.numImportedFuncs + fi);
     if (!ff.height) continue;
     const body = ff.body;
-    infos.push({ index: fi, func: f, body, localTypes: ff.localTypes, results: env.results[f.typeIndex] ?? [], start: total, facts: ff });
+    infos.push({ index: fi, func: f, body, localTypes: ff.localTypes, results: env.ctx.results[f.typeIndex] ?? [], start: total, facts: ff });
     facts.push(ff);
     total += body.count; // count - 1 instructions + 1 separator
   }

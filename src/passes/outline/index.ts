@@ -10,7 +10,7 @@
 import { u32Size } from "../../binary/bytes.js";
 import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
-import { stackEnv } from "../../analysis/stack-types.js";
+import { moduleEnv } from "../../analysis/module-env.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
 import { judgeInHalves } from "../judged-halves.js";
@@ -70,7 +70,7 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
   const cache = new CorpusCache();
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (big && round >= BIG_ROUNDS) break;
-    const env = stackEnv(m, typedFuncRefs);
+    const env = moduleEnv(m);
     const corpus = buildCorpus(m, env, options?.hot, cache);
     const n = corpus.s.length;
     if (round === 0) big = n > BIG;
@@ -78,6 +78,7 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
       m,
       corpus,
       env,
+      typedFuncRefs,
       multiValue,
       tailCalls,
       nameCost: m.names ? (i) => u32Size(i) + 1 + `outlined$${stats.functions + 999}`.length : () => 0,
