@@ -89,7 +89,13 @@ function passTable(report: Report): string {
 <tfoot><tr>${td("all passes")}<td></td><td></td>${num(saved)}${num(time, time.toFixed(1))}<td></td><td></td><td></td></tr></tfoot></table>`;
 }
 
-function fateText(r: FunctionRow, createdFrom: ReadonlyMap<number, number>): string {
+/** For each function a pass created (by output index): how many functions' code it holds, extracted or merged. */
+interface Sources {
+  extracted: number;
+  merged: number;
+}
+
+function fateText(r: FunctionRow, createdFrom: ReadonlyMap<number, Sources>): string {
   let s: string;
   switch (r.fate) {
     case "kept":
@@ -105,15 +111,22 @@ function fateText(r: FunctionRow, createdFrom: ReadonlyMap<number, number>): str
       s = "removed (nothing used it)";
       break;
     case "new": {
-      const n = createdFrom.get(r.output!.index) ?? 0;
-      s = `new: holds code extracted from ${n} function${n === 1 ? "" : "s"}`;
+      const from = createdFrom.get(r.output!.index) ?? { extracted: 0, merged: 0 };
+      const parts = [];
+      if (from.merged > 0) parts.push(`merges ${from.merged} function${from.merged === 1 ? "" : "s"}`);
+      if (from.extracted > 0 || parts.length === 0) parts.push(`holds code extracted from ${from.extracted} function${from.extracted === 1 ? "" : "s"}`);
+      s = `new: ${parts.join("; ")}`;
       break;
     }
     case "unmatched":
       s = r.input ? "not matched: nothing identifies it in the output" : "not matched to an input function";
       break;
   }
-  for (const e of r.extracted) s += `; code extracted into ${labelText(e.into)} (${e.sites} place${e.sites === 1 ? "" : "s"})`;
+  if (r.extracted.length > 0) {
+    const places = r.extracted.reduce((n, e) => n + e.sites, 0);
+    const each = r.extracted.map((e) => `${e.into.name ?? "new"} (${e.into.output === undefined ? "gone" : `#${e.into.output}`})${e.sites > 1 ? ` \u00d7${e.sites}` : ""}`);
+    s += `; code from ${places} place${places === 1 ? "" : "s"} extracted into ${r.extracted.length} new function${r.extracted.length === 1 ? "" : "s"}: ${each.join(", ")}`;
+  }
   return s;
 }
 
@@ -122,9 +135,13 @@ function rowId(r: FunctionRow): string {
 }
 
 function functionTable(data: HtmlReportData): string {
-  const createdFrom = new Map<number, number>();
+  const createdFrom = new Map<number, Sources>();
   for (const e of data.report.mergeMap) {
-    if (e.became === "extracted" && e.into.output !== undefined) createdFrom.set(e.into.output, (createdFrom.get(e.into.output) ?? 0) + 1);
+    if (e.into.origin >= 0 || e.into.output === undefined) continue;
+    let from = createdFrom.get(e.into.output);
+    if (!from) createdFrom.set(e.into.output, (from = { extracted: 0, merged: 0 }));
+    if (e.became === "extracted") from.extracted++;
+    else from.merged++;
   }
   const rows = data.functions.map((r) => {
     const change = r.input && r.output ? r.output.size - r.input.size : r.input && !r.output && r.fate !== "unmatched" ? -r.input.size : undefined;
@@ -162,7 +179,7 @@ function treemap(data: HtmlReportData): string {
     return `<g class="t-${r ? r.fate : "rest"}"${link}><rect x="${f(x)}" y="${f(y)}" width="${f(w)}" height="${f(h)}"><title>${esc(title)}</title></rect>${text}</g>`;
   });
   return `<p>${esc(`The output's code section by function: ${thousands(total)} bytes in ${inOutput.length} functions${rest.length ? ` (the ${TREEMAP_MAX} largest drawn, the rest as one tile)` : ""}.`)} Click a tile to find its row.</p>
-<p class="legend"><span class="t-kept">kept</span> <span class="t-thunk">thunk</span> <span class="t-new">new (extracted code)</span> <span class="t-unmatched">not matched</span></p>
+<p class="legend"><span class="t-kept">kept</span> <span class="t-thunk">thunk</span> <span class="t-new">new (merged or extracted code)</span> <span class="t-unmatched">not matched</span></p>
 <svg id="treemap" viewBox="0 0 ${TREEMAP_W} ${TREEMAP_H}" role="img" aria-label="treemap of the output's functions by size">\n${rects.join("\n")}\n</svg>`;
 }
 
@@ -259,7 +276,8 @@ th{background:#f4f4f4}.n{text-align:right}
 table.sortable th{cursor:pointer;user-select:none}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 tfoot td{font-weight:600}
-#functions td:nth-child(2),#mergemap td:nth-child(2){word-break:break-all;max-width:24em}
+#functions td:nth-child(2),#mergemap td:nth-child(2){overflow-wrap:anywhere;min-width:12em;max-width:28em}
+#functions td:last-child{font-size:.92em}
 tr.hit{outline:2px solid #d33}
 .count{color:#666}
 svg#treemap{width:100%;height:auto;border:1px solid #ccc;display:block}

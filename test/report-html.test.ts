@@ -301,3 +301,19 @@ test("the README and --help document --html", () => {
   assert.match(r.out, /--html FILE {5}write a self-contained HTML report/);
   assert.match(readFileSync(join(ROOT, "README.md"), "utf8"), /--html FILE/);
 });
+
+test("reportHtml: what a created function holds, and a host's extracted code in one line", () => {
+  const { report } = optimize(namedModule(), { passes: [], target: "raw" });
+  const mergeMap: MergeMapEntry[] = [
+    { function: { origin: 0, name: "p", output: 0 }, became: "thunk", into: { origin: -1, name: "merged[0]", output: 2 } },
+    { function: { origin: 1, name: "q" }, became: "folded", into: { origin: -1, name: "merged[0]", output: 2 } },
+    { function: { origin: 0, name: "p", output: 0 }, became: "extracted", into: { origin: -2, name: "outlined$1", output: 3 }, sites: 3 },
+    { function: { origin: 0, name: "p", output: 0 }, became: "extracted", into: { origin: -3, output: 4 }, sites: 1 },
+  ];
+  const input = mod([fn(0, 10, { name: "p" }), fn(1, 10, { name: "q" })]);
+  const output = mod([fn(0, 4, { name: "p" }), fn(2, 9, { name: "merged[0]" }), fn(3, 5, { name: "outlined$1" }), fn(4, 5)]);
+  const html = reportHtml({ report: { ...report, mergeMap }, files: { input: "a", output: "b" }, functions: functionRows(mergeMap, input, output) });
+  assert.ok(html.includes("<td>new: merges 2 functions</td>"));
+  assert.ok(html.includes("<td>new: holds code extracted from 1 function</td>"));
+  assert.ok(html.includes("code from 4 places extracted into 2 new functions: outlined$1 (#3) \u00d73, new (#4)"));
+});
