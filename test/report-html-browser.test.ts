@@ -19,7 +19,8 @@ import { namedModule } from "./named-module.js";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // dist/test -> repository root
 const FIXTURE = join(ROOT, "fixtures/wasm/families-O2.wasm");
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((p): p is string => !!p);
+// CHROMIUM_PATH, when set, is the only candidate (CHROMIUM_PATH=/none shows the skip)
+const CANDIDATES = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
 const skip = CHROMIUM ? false : `no chromium binary (looked for ${CANDIDATES.join(", ")}; apt-get install chromium, or set CHROMIUM_PATH)`;
 
