@@ -21,6 +21,7 @@ import { VERSION } from "../version.js";
 import { commit, discard, fsMessage, writeTemp, type PendingFile } from "./files.js";
 import { ProgressBar } from "./progress.js";
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, oneLine, parseArgsMessage, sameFile } from "./common.js";
+import { htmlReport } from "./html-report.js";
 import { runInstrument } from "./instrument-command.js";
 import { runProfile } from "./profile-command.js";
 import { parseProfile, type Profile } from "../profile/profile.js";
@@ -44,7 +45,7 @@ export interface CliIO {
 export { EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE, EXIT_INTERNAL };
 
 const USAGE_LINE =
-  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--profile FILE] [--strip-dwarf] [--quiet] [--no-validate] (--help for more)";
+  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--html FILE] [--profile FILE] [--strip-dwarf] [--quiet] [--no-validate] (--help for more)";
 
 function helpText(): string {
   const passes = listPasses();
@@ -69,6 +70,10 @@ options:
                       became of each folded or merged function, and which new
                       functions hold code extracted from a function, by input
                       index and name, and where each is in the output
+      --html FILE     write a self-contained HTML report to FILE ("-" =
+                      stdout): sizes (raw, gzip -9, brotli q11), bytes and
+                      time per pass, every function before and after (a
+                      sortable table and a treemap), the merge map, notes
       --target T      what counts as smaller: raw (the .wasm bytes), gzip,
                       brotli (transfer size), or balanced (default: raw
                       bytes shrink while neither gzip nor brotli grows)
@@ -149,6 +154,7 @@ export function run(argv: readonly string[], io: CliIO): number {
     passes?: string;
     json?: string;
     map?: string;
+    html?: string;
     "keep-export-identity"?: boolean;
     target?: string;
     profile?: string;
@@ -177,6 +183,7 @@ export function run(argv: readonly string[], io: CliIO): number {
         passes: { type: "string" },
         json: { type: "string" },
         map: { type: "string" },
+        html: { type: "string" },
         "keep-export-identity": { type: "boolean" },
         target: { type: "string" },
         profile: { type: "string" },
@@ -238,8 +245,10 @@ export function run(argv: readonly string[], io: CliIO): number {
     if (output === "") throw new UsageError("the -o file name is empty");
     if (values.json === "") throw new UsageError("the --json file name is empty");
     if (values.map === "") throw new UsageError("the --map file name is empty");
-    if (values.json === "-" && values.map === "-") throw new UsageError("--json and --map cannot both write to stdout");
-    if (output === "-" && (values.json === "-" || values.map === "-")) throw new UsageError(`-o - writes the module to stdout; --${values.json === "-" ? "json" : "map"} cannot write there too`);
+    if (values.html === "") throw new UsageError("the --html file name is empty");
+    const stdoutUsers = (["json", "map", "html"] as const).filter((k) => values[k] === "-");
+    if (output === "-" && stdoutUsers.length > 0) throw new UsageError(`-o - writes the module to stdout; --${stdoutUsers[0]} cannot write there too`);
+    if (stdoutUsers.length > 1) throw new UsageError(`--${stdoutUsers[0]} and --${stdoutUsers[1]} cannot both write to stdout`);
     if (output === "-" && !io.stdoutBytes) throw new UsageError("-o - (stdout) is not available here");
     if (output === "-" && io.stdoutIsTTY) throw new UsageError("-o - would write a binary module to the terminal; redirect stdout or name a file");
     if (input === "-" && !io.readStdin) throw new UsageError("reading the input from stdin (-) is not available here");
@@ -257,6 +266,7 @@ export function run(argv: readonly string[], io: CliIO): number {
   const validate = !(values["no-validate"] ?? false);
   const jsonPath = values.json;
   const mapPath = values.map;
+  const htmlPath = values.html;
 
   // 2. Files: the input must be a readable file (or stdin); -o may be the
   // input (replaced whole, by rename, once the result is written), the
@@ -279,13 +289,14 @@ export function run(argv: readonly string[], io: CliIO): number {
   const extras: { flag: string; path: string }[] = [];
   if (jsonPath !== undefined && jsonPath !== "-") extras.push({ flag: "--json", path: jsonPath });
   if (mapPath !== undefined && mapPath !== "-") extras.push({ flag: "--map", path: mapPath });
+  if (htmlPath !== undefined && htmlPath !== "-") extras.push({ flag: "--html", path: htmlPath });
   for (const [i, { flag, path }] of extras.entries()) {
     const st = statOrNull(path);
     if (st?.isDirectory()) return fileError(path, `is a directory; ${flag} needs a file name`);
     if (!fromStdin && ((st && inStat && sameFile(inStat, st)) || resolve(path) === resolve(input))) return usage(`${flag} ${path} is the input file`);
     if (!toStdout && ((st && outStat && sameFile(st, outStat)) || resolve(path) === resolve(output))) return usage(`${flag} ${path} is the same file as -o`);
-    const other = extras[1 - i];
-    if (i === 1 && other && resolve(path) === resolve(other.path)) return usage(`--json and --map name the same file ${path}`);
+    const other = extras.slice(0, i).find((o) => resolve(o.path) === resolve(path));
+    if (other) return usage(`${other.flag} and ${flag} name the same file ${path}`);
   }
   let bytes: Uint8Array;
   try {
@@ -364,6 +375,11 @@ export function run(argv: readonly string[], io: CliIO): number {
     const text = json({ input: inputName, output: outputName, functions: report.mergeMap });
     if (mapPath === "-") stdoutText += text;
     else files.push({ path: mapPath, data: text });
+  }
+  if (htmlPath !== undefined) {
+    const text = htmlReport(bytes, binary, report, { input: inputName, output: outputName });
+    if (htmlPath === "-") stdoutText += text;
+    else files.push({ path: htmlPath, data: text });
   }
   const pending: PendingFile[] = [];
   let writing = output;
