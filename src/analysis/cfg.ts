@@ -98,14 +98,13 @@ export class Cfg {
         }
       }
     }
-    const isControl = (i: number): boolean => KIND[ops[i]!] !== PLAIN || (landings.size > 0 && landings.has(i));
-
     const blockOf = new Int32Array(n);
     const starts = new Int32Array(n + 1);
+    const throwing = landings.size > 0;
     let nb = 0;
     let prevControl = true;
     for (let i = 0; i < n; i++) {
-      const c = isControl(i);
+      const c = KIND[ops[i]!] !== PLAIN || (throwing && landings.has(i));
       if (c || prevControl) starts[nb++] = i;
       blockOf[i] = nb - 1;
       prevControl = c;

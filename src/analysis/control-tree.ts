@@ -63,9 +63,10 @@ export class ControlTree {
   readonly loops: Int32Array;
   /** Some construct is a try or try_table. */
   readonly hasHandlers: boolean;
-  /** Constructs grouped by depth (CSR, ascending within a depth): for label lookups. */
-  private readonly byDepthStart: Int32Array;
-  private readonly byDepth: Int32Array;
+  private readonly maxDepth: number;
+  /** Constructs grouped by depth (CSR, ascending within a depth), for labels past the parent; built on first use. */
+  private byDepthStart: Int32Array | null = null;
+  private byDepth: Int32Array | null = null;
 
   constructor(readonly body: Body) {
     const { ops, count: n } = body;
@@ -127,13 +128,6 @@ export class ControlTree {
     const arms = new Int32Array(na);
     const fill = armStart.slice(0, nc);
     for (let k = 0; k < na; k++) arms[fill[armOf[k]!]!++] = armAt[k]!;
-    // constructs by depth
-    const byDepthStart = new Int32Array(maxDepth + 2);
-    for (let k = 0; k < nc; k++) byDepthStart[depth[k]! + 1]!++;
-    for (let d = 0; d <= maxDepth; d++) byDepthStart[d + 1]! += byDepthStart[d]!;
-    const byDepth = new Int32Array(nc);
-    const at = byDepthStart.slice(0, maxDepth + 1);
-    for (let k = 0; k < nc; k++) byDepth[at[depth[k]!]!++] = k;
     // loop forest
     const innerLoop = new Int32Array(nc);
     const loopDepth = new Int32Array(nc);
@@ -166,8 +160,7 @@ export class ControlTree {
     this.loopDepth = loopDepth;
     this.loops = loops;
     this.hasHandlers = handlers;
-    this.byDepthStart = byDepthStart;
-    this.byDepth = byDepth;
+    this.maxDepth = maxDepth;
   }
 
   /** The first arm boundary of c (an if's else, a try's first catch), or -1. */
@@ -214,14 +207,28 @@ export class ControlTree {
     if (l === 0) return c;
     if (l === 1) return this.parent[c]!;
     // the ancestor at depth d is the last construct at that depth to open before c
-    let lo = this.byDepthStart[d]!;
-    let hi = this.byDepthStart[d + 1]! - 1;
+    if (this.byDepth === null) this.groupByDepth();
+    const byDepth = this.byDepth!;
+    let lo = this.byDepthStart![d]!;
+    let hi = this.byDepthStart![d + 1]! - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.byDepth[mid]! <= c) lo = mid;
+      if (byDepth[mid]! <= c) lo = mid;
       else hi = mid - 1;
     }
-    return this.byDepth[lo]!;
+    return byDepth[lo]!;
+  }
+
+  private groupByDepth(): void {
+    const { depth, count: nc, maxDepth } = this;
+    const start = new Int32Array(maxDepth + 2);
+    for (let k = 0; k < nc; k++) start[depth[k]! + 1]!++;
+    for (let d = 0; d <= maxDepth; d++) start[d + 1]! += start[d]!;
+    const byDepth = new Int32Array(nc);
+    const at = start.slice(0, maxDepth + 1);
+    for (let k = 0; k < nc; k++) byDepth[at[depth[k]!]!++] = k;
+    this.byDepthStart = start;
+    this.byDepth = byDepth;
   }
 
   /**

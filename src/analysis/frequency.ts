@@ -142,7 +142,7 @@ interface Frame {
 export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL): LocalFrequency {
   const { ops, imm, immStart } = body;
   const tree = controlTree(body);
-  const { constructOf, parent } = tree;
+  const { constructOf, parent, innerLoop } = tree;
   const freq = new Float64Array(body.count);
   const inLoop = new Uint8Array(body.count);
   const calls: CallSite[] = [];
@@ -166,7 +166,8 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
     const op = ops[i]!;
     const c = constructOf[i]!;
     freq[i] = cur;
-    if (op !== END && tree.loopOf(i) >= 0) inLoop[i] = 1;
+    // inside a loop's body (a loop's own loop instruction runs outside it)
+    if (op !== END && innerLoop[op === LOOP ? parent[c]! : c]! >= 0) inLoop[i] = 1;
     const w = immStart[i]!;
     if (op === BLOCK || op === TRY || op === TRY_TABLE) {
       frames[c] = { entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false };
