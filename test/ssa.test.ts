@@ -1,8 +1,10 @@
 // SSA over locals: hand-written functions, and random structured bodies
 // checked against reaching definitions computed by plain iterative dataflow
 // (each local.get's SSA value, expanded through φ operands, must be exactly
-// the set of definitions that reach it) and against dominance (a definition
-// or φ dominates every read of it).
+// the set of definitions that reach it), against dominance (a definition or
+// φ dominates every read of it), and against runs: an interpreter walks each
+// body along random paths, as its semantics allow, and the definition each
+// local.get actually reads must be one its SSA value names.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,7 +15,7 @@ import { BodyBuilder, type Body } from "../src/ir/body.js";
 import { cfgOf } from "../src/analysis/cfg.js";
 import { dominatorTree } from "../src/analysis/dominators.js";
 import { DEF, localSsa, PARAM, PHI, UNREACHABLE, ZERO, type LocalSsa } from "../src/analysis/ssa.js";
-import { randomBody, rng } from "./control-gen.js";
+import { randomBody, refSucc, rng } from "./control-gen.js";
 
 const GET = idOf("local.get");
 const SET = idOf("local.set");
@@ -198,6 +200,41 @@ test("random bodies: SSA agrees with reaching definitions, and every value domin
     }
   }
   assert.ok(gets > 2000 && phis > 100, `enough cases (${gets} gets, ${phis} read φs)`);
+});
+
+test("random bodies: on random runs, every local.get reads a definition its SSA value names", () => {
+  const rand = rng(0xd1ce);
+  let checked = 0;
+  for (let n = 0; n < 200; n++) {
+    const nLocals = 1 + Math.floor(rand() * 4);
+    const nParams = Math.floor(rand() * (nLocals + 1));
+    const body = withLocals(rand, randomBody(rand, { eh: n % 3 === 0, size: 10 + Math.floor(rand() * 60) }), nLocals);
+    const s = localSsa(body, nParams, nLocals);
+    // the semantics' successors of each instruction (a plain reference, not the CFG under test)
+    const succ = Array.from({ length: body.count }, (_, i) => refSucc(body, i));
+    const origins = new Map<number, Set<number>>();
+    for (let run = 0; run < 20; run++) {
+      // last writer of each local: the set/tee instruction, or -1 - x for its value on entry
+      const writer = Array.from({ length: nLocals }, (_, x) => -1 - x);
+      let i = 0;
+      for (let step = 0; step < 400 && i >= 0; step++) {
+        const op = body.ops[i]!;
+        if (op === GET || op === SET || op === TEE) {
+          const x = body.imm[body.immStart[i]!]!;
+          if (op === GET) {
+            const v = s.read[i]!;
+            let names = origins.get(v);
+            if (!names) origins.set(v, (names = new Set(s.origins(v).map((o) => (s.kind[o] === DEF ? s.at[o]! : -1 - s.local[o]!)))));
+            assert.ok(names.has(writer[x]!), `body ${n}, run ${run}: the get at ${i} read ${writer[x]}, SSA names ${[...names]}`);
+            checked++;
+          } else writer[x] = i;
+        }
+        const next = succ[i]!;
+        i = next[Math.floor(rand() * next.length)]!;
+      }
+    }
+  }
+  assert.ok(checked > 10_000, `enough reads checked (${checked})`);
 });
 
 test("a long chain of merges does not exhaust the call stack", () => {
