@@ -37,6 +37,7 @@ import type { Module } from "../ir/module.js";
 import { funcTypeTable } from "../ir/func-types.js";
 import { LABEL_WORDS } from "../ir/imm-layout.js";
 import { referencedFunctions } from "./func-identity.js";
+import { controlTree, FUNCTION } from "./control-tree.js";
 
 export interface FrequencyModel {
   /** Iterations of a loop per entry into it. */
@@ -140,40 +141,44 @@ interface Frame {
 /** Local frequencies of one body (see the header). */
 export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL): LocalFrequency {
   const { ops, imm, immStart } = body;
+  const tree = controlTree(body);
+  const { constructOf, parent, innerLoop } = tree;
   const freq = new Float64Array(body.count);
   const inLoop = new Uint8Array(body.count);
-  let loops = 0;
   const calls: CallSite[] = [];
   const indirect: CallSite[] = [];
-  // the function body is an implicit block
-  const frames: Frame[] = [{ entry: 1, loop: false, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: 0, split: false, escaped: false }];
+  // per construct, once it opens; the function body (construct 0) is an implicit block
+  const frames: Frame[] = new Array<Frame>(tree.count);
+  frames[0] = { entry: 1, loop: false, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: 0, split: false, escaped: false };
   let cur = 1;
-  const target = (depth: number, amount: number): void => {
-    const at = frames.length - 1 - depth;
-    const f = frames[at];
+  /** A branch from inside construct `from` to construct t (-1: a label out of range). */
+  const target = (from: number, t: number, amount: number): void => {
+    const f = t >= 0 ? frames[t]! : undefined;
     if (f) {
       f.targeted = true;
       f.incoming += amount;
     }
-    // the frames inside the target are left (a loop's label is its start, so the loop is not)
-    for (let k = Math.max(at + (f?.loop ? 1 : 0), 0); k < frames.length; k++) frames[k]!.escaped = true;
+    // the constructs inside the target are left (a loop's label is its start, so the loop is not)
+    const stop = !f ? -1 : f.loop ? t : parent[t]!;
+    for (let k = from; k !== stop && k >= 0; k = parent[k]!) frames[k]!.escaped = true;
   };
   for (let i = 0; i < body.count; i++) {
     const op = ops[i]!;
+    const c = constructOf[i]!;
     freq[i] = cur;
-    if (loops > 0 && op !== END) inLoop[i] = 1;
+    // inside a loop's body (a loop's own loop instruction runs outside it)
+    if (op !== END && innerLoop[op === LOOP ? parent[c]! : c]! >= 0) inLoop[i] = 1;
     const w = immStart[i]!;
     if (op === BLOCK || op === TRY || op === TRY_TABLE) {
-      frames.push({ entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false });
+      frames[c] = { entry: cur, loop: false, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false };
     } else if (op === LOOP) {
-      loops++;
-      frames.push({ entry: cur, loop: true, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false });
+      frames[c] = { entry: cur, loop: true, isIf: false, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false };
       cur = Math.min(cur * model.loopTrips, CAP);
     } else if (op === IF) {
-      frames.push({ entry: cur, loop: false, isIf: true, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false });
+      frames[c] = { entry: cur, loop: false, isIf: true, hasElse: false, targeted: false, incoming: 0, coldThen: false, runStart: i + 1, split: false, escaped: false };
       cur *= model.armShare;
     } else if (op === ELSE) {
-      const f = frames[frames.length - 1]!;
+      const f = frames[c]!;
       if (cur > 0) f.targeted = true; // the then arm falls through to the end
       f.incoming += cur;
       f.hasElse = true;
@@ -181,19 +186,18 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
       f.escaped = false;
       cur = f.entry * (1 - model.armShare);
     } else if (op === CATCH || op === CATCH_ALL) {
-      const f = frames[frames.length - 1]!;
+      const f = frames[c]!;
       if (cur > 0) f.targeted = true;
       f.incoming += cur;
       f.runStart = i + 1;
       f.escaped = false;
       cur = f.entry * model.coldShare;
     } else if (op === END || op === DELEGATE) {
-      const f = frames.pop()!;
-      if (f.loop) loops--;
-      if (frames.length === 0) break; // the function's own end
+      if (c === 0) break; // the function's own end
+      const f = frames[c]!;
       // a branch to a loop's label goes back to its header: only falling through reaches its end
       const reached = cur > 0 || (!f.loop && f.targeted) || (f.isIf && !f.hasElse);
-      if (op === DELEGATE) target(imm[w]!, cur);
+      if (op === DELEGATE) target(parent[c]!, tree.target(i, imm[w]!), cur);
       if (!reached) cur = 0;
       else if (model.merge === "entry" || f.loop) cur = f.entry;
       else cur = Math.min(f.entry, cur + f.incoming + (f.isIf && !f.hasElse ? f.entry * (1 - (f.coldThen ? model.coldShare : model.armShare)) : 0));
@@ -202,16 +206,16 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
       else if (op === CALL_INDIRECT || op === RETURN_CALL_INDIRECT || op === CALL_REF || op === RETURN_CALL_REF) {
         indirect.push({ callee: imm[w]!, freq: cur });
       }
-      if (RETURNS[op]) target(frames.length - 1, cur);
+      if (RETURNS[op]) target(c, FUNCTION, cur);
       else if (op === BR || CONDITIONAL[op]) {
-        target(imm[w + LABEL_WORDS[op]![0]!]!, op === BR ? cur : cur * model.branchTaken);
+        target(c, tree.target(i, imm[w + LABEL_WORDS[op]![0]!]!), op === BR ? cur : cur * model.branchTaken);
       } else if (op === BR_TABLE) {
         const n = imm[w]!;
-        for (let k = 0; k <= n; k++) target(imm[w + 1 + k]!, model.table === "share" ? cur / (n + 1) : cur);
+        for (let k = 0; k <= n; k++) target(c, tree.target(i, imm[w + 1 + k]!), model.table === "share" ? cur / (n + 1) : cur);
       }
       if (op === UNREACHABLE && cur > 0) {
         // the run that leads here can only trap: a cold path
-        const f = frames[frames.length - 1]!;
+        const f = frames[c]!;
         if ((f.isIf || f.split) && !f.escaped) {
           const scale = model.coldShare / (f.isIf ? (f.hasElse ? 1 - model.armShare : model.armShare) : 1);
           for (let k = f.runStart; k <= i; k++) freq[k]! *= Math.min(scale, 1);
@@ -225,7 +229,7 @@ export function localFrequency(body: Body, model: FrequencyModel = DEFAULT_MODEL
       }
       if (UNCONDITIONAL[op]) cur = 0;
       else if (CONDITIONAL[op]) {
-        const f = frames[frames.length - 1]!;
+        const f = frames[c]!;
         f.runStart = i + 1;
         f.split = true;
         f.escaped = false;

@@ -5,7 +5,8 @@
 // are kept as they are: everything the host can see stays.
 
 import { bodyOf } from "../binary/reader.js";
-import { idOf, opSet } from "../binary/opcodes/index.js";
+import { opSet } from "../binary/opcodes/index.js";
+import { controlTree } from "../analysis/control-tree.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
 import { removeGlobals } from "../ir/renumber-globals.js";
@@ -16,8 +17,8 @@ import type { Pass, PassContext, PassResult } from "./pass.js";
 import { removeParams } from "./params.js";
 
 // tables by op id: every instruction of every body is looked up
+/** Instructions that close an arm: one right after a transfer means nothing is dead there (no control tree needed). */
 const ENDERS = opSet(["end", "else", "catch", "catch_all", "delegate"]);
-const OPENERS = opSet(["block", "loop", "if", "try", "try_table"]);
 /** Instructions after which the rest of the block is unreachable. */
 const UNCONDITIONAL = opSet(["unreachable", "br", "br_table", "return", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"]);
 
@@ -129,6 +130,7 @@ export function removeUnreachableCode(body: Body): { body: Body; removed: number
     }
   }
   if (!hit) return { body, removed: 0 };
+  const tree = controlTree(body);
   const b = new BodyBuilder(body.count, body.offsets !== null);
   let removed = 0;
   for (let i = 0; i < body.count; i++) {
@@ -136,23 +138,13 @@ export function removeUnreachableCode(body: Body): { body: Body; removed: number
     b.begin(op, body.offsets ? body.offsets[i]! : 0);
     for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
     if (!UNCONDITIONAL[op]) continue;
-    // skip to the end/else/catch of the current block, over nested blocks
-    let depth = 0;
-    let j = i + 1;
-    for (; j < body.count; j++) {
-      const o = body.ops[j]!;
-      if (depth === 0 && ENDERS[o]) break;
-      if (OPENERS[o]) depth++;
-      else if (o === END_ID) depth--;
-      else if (o === DELEGATE_ID) depth--;
-    }
+    // skip to the end/else/catch of the current arm, over nested blocks
+    const j = tree.armEnd(i);
     removed += j - (i + 1);
     i = j - 1;
   }
   return { body: b.finish(), removed };
 }
-const END_ID = idOf("end");
-const DELEGATE_ID = idOf("delegate");
 
 export interface CleanupStats {
   functionsRemoved: number;

@@ -7,7 +7,8 @@ import { idOf } from "../../binary/opcodes/index.js";
 import type { Body } from "../../ir/body.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { ValType } from "../../ir/types.js";
-import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
+import { controlTree } from "../../analysis/control-tree.js";
+import { BLOCK, LOOP, type Region } from "./regions.js";
 
 /** Per op: word offset of its local-index immediate, -1 if none (local.get/set/tee have one, first). */
 const LOCAL_AT = Int32Array.from(LOCAL_WORDS, (w) => {
@@ -104,13 +105,13 @@ export function canonical(body: Body, localTypes: readonly ValType[], r: Region,
   const canon = new Map<number, number>();
   const locals: number[] = [];
   const use: LocalUse = { types: [], reads: [], written: [], definedFirst: [] };
-  // depth at which straight-line code runs before everything after it
+  // nesting depth (inside the region) at which straight-line code runs before everything after it
   const first = ops[r.start]!;
   const domDepth = r.kind === "arm" ? 0 : first === BLOCK || first === LOOP ? 1 : -1;
-  let depth = 0;
+  const tree = controlTree(body);
+  const base = tree.depthAt(r.start);
   for (let i = r.start; i < r.end; i++) {
     const op = ops[i]!;
-    if (op === END) depth--;
     out.push(op);
     const s = immStart[i]!;
     const e = immStart[i + 1]!;
@@ -129,13 +130,12 @@ export function canonical(body: Body, localTypes: readonly ValType[], r: Region,
         use.types.push(localTypes[l]!);
         use.reads.push(0);
         use.written.push(false);
-        use.definedFirst.push(op !== GET_ID && depth === domDepth);
+        use.definedFirst.push(op !== GET_ID && tree.depthAt(i) - base === domDepth);
       }
       if (op === GET_ID) use.reads[c]!++;
       else use.written[c] = true;
       out.push(c);
     }
-    if (op === BLOCK || op === LOOP || op === IF) depth++;
   }
   for (const t of use.types) out.push(t);
   let hash = out.length;

@@ -1,10 +1,13 @@
 // Finds the structured regions of one function body that could become a
 // function of their own: whole block/loop/if constructs and the two arms of
-// an if. One linear scan with a stack of open constructs; what a region
-// contains (branch targets, returns, hot code) flows up when a construct ends.
+// an if. One linear scan over the body's control tree (analysis/control-tree.ts:
+// nesting, label targets, enclosing loops), with a frame per open construct;
+// what a region contains (branch targets, returns, hot code) flows up when a
+// construct ends.
 
 import { Imm, OPS, idOf } from "../../binary/opcodes/index.js";
 import type { Body } from "../../ir/body.js";
+import { controlTree, type ControlTree } from "../../analysis/control-tree.js";
 
 export const BLOCK = idOf("block");
 export const LOOP = idOf("loop");
@@ -96,33 +99,34 @@ interface Frame {
  */
 export function findRegions(body: Body, minCount: number, isHot: ((i: number) => boolean) | null): Region[] | null {
   const { ops, imm, immStart } = body;
+  const tree = controlTree(body);
+  const { constructOf, depth: depthOf } = tree;
   const out: Region[] = [];
-  // open constructs are stack[0 .. depth); frames are reused, not reallocated
+  // the frame of open construct c is stack[depth(c) - 1]; frames are reused, not reallocated
   const stack: Frame[] = [];
-  let depth = 0;
-  let loops = 0;
   const n = body.count - 1; // the function's final end is not part of any region
   for (let i = 0; i < n; i++) {
     const op = ops[i]!;
     const cls = CLASS[op]!;
+    if (cls === HANDLER) return null;
+    const c = constructOf[i]!;
+    // open constructs around i: an opening instruction runs in its parent
+    const depth = cls === OPEN ? depthOf[c]! - 1 : depthOf[c]!;
     const top = depth > 0 ? stack[depth - 1]! : null;
     if (top && isHot && isHot(i)) top.hot = top.armHot = true;
     if (cls === PLAIN) continue;
     if (cls === OPEN) {
       let f = stack[depth];
       if (!f) stack.push((f = newFrame()));
-      depth++;
       f.start = f.min = f.armMin = f.thenMin = i;
       f.op = op;
       f.elseAt = -1;
       f.returns = f.armReturns = f.thenReturns = false;
       f.hot = f.armHot = f.thenHot = false;
       f.targeted = f.thenTargeted = false;
-      f.loops = loops;
-      if (op === LOOP) loops++;
+      f.loops = tree.loopDepth[c]! - (op === LOOP ? 1 : 0);
       continue;
     }
-    if (cls === HANDLER) return null;
     if (!top) continue; // code at function level belongs to no region
     switch (cls) {
       case ELSE_:
@@ -135,10 +139,8 @@ export function findRegions(body: Body, minCount: number, isHot: ((i: number) =>
         top.armHot = false;
         break;
       case END_: {
-        depth--;
-        if (top.op === LOOP) loops--;
         closeFrame(body, top, i, minCount, out);
-        const parent = depth > 0 ? stack[depth - 1]! : null;
+        const parent = depth > 1 ? stack[depth - 2]! : null;
         if (parent) {
           if (top.min < parent.min) parent.min = top.min;
           if (top.min < parent.armMin) parent.armMin = top.min;
@@ -153,11 +155,11 @@ export function findRegions(body: Body, minCount: number, isHot: ((i: number) =>
       case BRANCH_TABLE: {
         const s = immStart[i]!;
         const k = imm[s]!;
-        for (let j = 0; j <= k; j++) branchTo(stack, depth, imm[s + 1 + j]!);
+        for (let j = 0; j <= k; j++) branchTo(tree, stack, top, tree.target(i, imm[s + 1 + j]!));
         break;
       }
       default:
-        branchTo(stack, depth, imm[immStart[i]! + LABEL_WORD[op]!]!);
+        branchTo(tree, stack, top, tree.target(i, imm[immStart[i]! + LABEL_WORD[op]!]!));
     }
   }
   return out;
@@ -170,18 +172,16 @@ function newFrame(): Frame {
   };
 }
 
-/** Records a branch `label` levels out from the innermost of the `depth` open constructs. */
-function branchTo(stack: Frame[], depth: number, label: number): void {
-  const t = depth - 1 - label;
-  const target = t < 0 ? -1 : stack[t]!.start;
-  if (t >= 0) {
-    const f = stack[t]!;
+/** Records, in the innermost open construct `top`, a branch to construct t (the control tree's; <= 0: the function label). */
+function branchTo(tree: ControlTree, stack: Frame[], top: Frame, t: number): void {
+  const target = t <= 0 ? -1 : tree.start[t]!;
+  if (t > 0) {
+    const f = stack[tree.depth[t]! - 1]!;
     if (f.op === LOOP) {
       // a branch to a loop goes back to its start: the end stays unreached
     } else if (f.op === IF && f.elseAt < 0) f.thenTargeted = true;
     else f.targeted = true;
   }
-  const top = stack[depth - 1]!;
   if (target < top.min) top.min = target;
   if (target < top.armMin) top.armMin = target;
 }
