@@ -15,7 +15,7 @@ import type { ValType } from "../../ir/types.js";
 import type { HotCode } from "../pass.js";
 import { localTypesOf, stackHeights, StackTyper, type StackEnv } from "../../analysis/stack-types.js";
 import { computeLiveness, type Liveness } from "../../analysis/liveness.js";
-import { instrSize } from "./sizes.js";
+import { instrSize } from "../../analysis/sizes.js";
 
 const ELSE = idOf("else");
 const END = idOf("end");
