@@ -18,7 +18,7 @@ import { BodyBuilder, type Body } from "../src/ir/body.js";
 import { findFuncType, funcTypeCost } from "../src/ir/func-types.js";
 import { LOCAL_WORDS } from "../src/ir/imm-layout.js";
 import type { Module } from "../src/ir/module.js";
-import { functionCost } from "../src/passes/thunk.js";
+import { functionCost } from "../src/analysis/sizes.js";
 import { applyFolds, copyRange, sigKey, type Fold } from "../src/passes/fold-blocks/apply.js";
 import { rangeHash } from "../src/passes/fold-blocks/canon.js";
 import { chooseFolds, findGroups, regionBytes, RegionCache, type FindOptions } from "../src/passes/fold-blocks/find.js";
@@ -155,11 +155,10 @@ for (const [label, o] of [
         const groups = findGroups(m, o, () => {}, cache);
         assert.deepEqual(groups.map(describeGroup), refGroups(m, o), `${name} round ${round}: groups`);
         assert.ok(groups.length > 0, `${name} round ${round}: some groups`);
-        const w = new ByteWriter(64);
         for (const g of groups) {
           for (const s of g.sites) {
             const off = offsets(s.info.body);
-            assert.equal(regionBytes(s, w), off[s.region.end]! - off[s.region.start]!, `${name}: size of region at ${s.region.start}`);
+            assert.equal(regionBytes(s), off[s.region.end]! - off[s.region.start]!, `${name}: size of region at ${s.region.start}`);
             const reads = new Int32Array(s.info.localTypes.length);
             for (let i = 0; i < s.info.body.count; i++) if (s.info.body.ops[i] === LOCAL_GET) reads[s.info.body.imm[s.info.body.immStart[i]!]!]!++;
             assert.deepEqual(readsOf(s.info), reads, `${name}: local reads of function ${s.info.pos}`);

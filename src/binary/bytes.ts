@@ -419,3 +419,32 @@ export function s32Size(v: number): number {
   if (v >= -134217728 && v < 134217728) return 4;
   return 5;
 }
+
+/** Bytes of the minimal signed LEB128 encoding of the 64-bit value (hi, lo) (as ByteWriter.s64Words writes it). */
+export function s64WordsSize(lo: number, hi: number): number {
+  lo >>>= 0;
+  hi |= 0;
+  if (hi === (lo | 0) >> 31) return s32Size(lo);
+  let n = 1;
+  for (;;) {
+    const b = lo & 0x7f;
+    lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+    hi >>= 7;
+    if ((hi === 0 && lo === 0 && (b & 0x40) === 0) || (hi === -1 && lo === 0xffffffff && (b & 0x40) !== 0)) return n;
+    n++;
+  }
+}
+
+/** Bytes of the minimal unsigned LEB128 encoding of the 64-bit value (hi, lo) (as ByteWriter.u64Words writes it). */
+export function u64WordsSize(lo: number, hi: number): number {
+  hi >>>= 0;
+  if (hi === 0) return u32Size(lo);
+  // bits above the low 32: 32 + the bit length of hi
+  return Math.ceil((64 - Math.clz32(hi)) / 7);
+}
+
+/** Bytes of the minimal signed LEB128 encoding of a 33-bit value in [-2^32, 2^32) (as ByteWriter.s33 writes it). */
+export function s33Size(v: number): number {
+  if (v >= -0x80000000 && v <= 0x7fffffff) return s32Size(v);
+  return s64WordsSize(v >>> 0, Math.floor(v / 4294967296) | 0);
+}

@@ -5,8 +5,9 @@
 // are kept as they are: everything the host can see stays.
 
 import { bodyOf } from "../binary/reader.js";
-import { opSet } from "../binary/opcodes/index.js";
+import { Eff, idOf, opSet } from "../binary/opcodes/index.js";
 import { controlTree } from "../analysis/control-tree.js";
+import { OP_EFFECTS } from "../analysis/effects.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import { FUNC_WORDS, GLOBAL_WORDS } from "../ir/imm-layout.js";
 import { removeGlobals } from "../ir/renumber-globals.js";
@@ -20,7 +21,7 @@ import { removeParams } from "./params.js";
 /** Instructions that close an arm: one right after a transfer means nothing is dead there (no control tree needed). */
 const ENDERS = opSet(["end", "else", "catch", "catch_all", "delegate"]);
 /** Instructions after which the rest of the block is unreachable. */
-const UNCONDITIONAL = opSet(["unreachable", "br", "br_table", "return", "throw", "rethrow", "throw_ref", "return_call", "return_call_indirect", "return_call_ref"]);
+const UNCONDITIONAL = Uint8Array.from(OP_EFFECTS, (e) => (e & Eff.UNCONDITIONAL ? 1 : 0));
 
 
 function forEachWord(body: Body, table: readonly (readonly number[] | null)[], fn: (at: number) => void): void {

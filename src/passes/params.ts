@@ -5,8 +5,6 @@
 // a table can see (exported, start, in an element segment, ref.func'd) keep
 // their signature.
 
-import { ByteWriter } from "../binary/bytes.js";
-import { encodeInstructions } from "../binary/code-writer.js";
 import { bodyOf } from "../binary/reader.js";
 import { idOf, opSet } from "../binary/opcodes/index.js";
 import { referencedFunctions } from "../analysis/func-identity.js";
@@ -15,7 +13,7 @@ import { ensureFuncType, findFuncType, funcTypeCost } from "../ir/func-types.js"
 import { LOCAL_WORDS } from "../ir/imm-layout.js";
 import type { Func, Module } from "../ir/module.js";
 import type { ValType } from "../ir/types.js";
-import { functionCost } from "./thunk.js";
+import { functionCost, instrSize } from "../analysis/sizes.js";
 
 const CALL = idOf("call");
 const RETURN_CALL = idOf("return_call");
@@ -30,12 +28,6 @@ const PUSH_ONLY = opSet([...CONST_OPS, "local.get", "global.get", "ref.null", "r
 interface Site {
   caller: number; // defined-function position
   at: number; // instruction index of the call
-}
-
-function instrBytes(body: Body, i: number): Uint8Array {
-  const w = new ByteWriter(16);
-  encodeInstructions(w, body, i, i + 1);
-  return w.finish();
 }
 
 /**
@@ -177,7 +169,7 @@ function tryRemove(m: Module, fi: number, p: number, sites: Site[], prods: numbe
   const newBody = rebuild(bodies[fi]!, new Set(), mapLocal, prefix);
   const candidate: Func = { ...fn, body: newBody, locals: [{ count: 1, type: pType }, ...fn.locals], localCount: fn.localCount + 1, raw: null, dirty: true };
   let saved = functionCost(fn) - functionCost(candidate) - (existing < 0 ? funcTypeCost(params, type.results) : 0);
-  sites.forEach((s, k) => (saved += instrBytes(bodies[s.caller]!, prods[k]!).length));
+  sites.forEach((s, k) => (saved += instrSize(bodies[s.caller]!, prods[k]!)));
   if (saved <= 0) return false;
 
   // call sites first (the callee may call itself), then the callee

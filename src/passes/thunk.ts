@@ -1,7 +1,5 @@
-// Thunks and exact function sizes, shared by the function-level passes.
+// Thunks, shared by the function-level passes (their sizes: analysis/sizes.ts).
 
-import { ByteWriter, u32Size } from "../binary/bytes.js";
-import { writeFuncBody } from "../binary/writer.js";
 import { idOf } from "../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import type { Func, Module } from "../ir/module.js";
@@ -44,25 +42,6 @@ export function setBody(f: Func, body: Body, locals: Func["locals"] = []): void 
   f.locals = locals;
   f.localCount = locals.reduce((n, g) => n + g.count, 0);
   f.dirty = true;
-}
-
-/** The encoded body entry (locals + instructions), without its size prefix. */
-export function bodyBytes(f: Func): Uint8Array {
-  if (f.raw && !f.dirty) return f.raw;
-  const w = new ByteWriter(256);
-  writeFuncBody(w, f);
-  return w.finish();
-}
-
-/** Encoded size of a body entry (locals + instructions), without its size prefix. */
-export function bodySize(f: Func): number {
-  return bodyBytes(f).length;
-}
-
-/** Bytes a defined function costs in the function and code sections. */
-export function functionCost(f: Func): number {
-  const n = bodySize(f);
-  return u32Size(f.typeIndex) + u32Size(n) + n;
 }
 
 /** Parameter count of a function type. */

@@ -1,13 +1,13 @@
 // Prefix 0xfe: threads proposal (atomic memory accesses, wait/notify, fence).
 
-import { op, Imm, Eff, type OpDef } from "./defs.js";
+import { op, Imm, Eff, Trap, type OpDef } from "./defs.js";
 
 const { MemArg, ZeroByte } = Imm;
-const { TRAP, READ_MEM, WRITE_MEM, ATOMIC } = Eff;
+const { READ_MEM, WRITE_MEM, ATOMIC } = Eff;
 
-const LOAD = READ_MEM | TRAP | ATOMIC;
-const STORE = WRITE_MEM | TRAP | ATOMIC;
-const RMW = READ_MEM | WRITE_MEM | TRAP | ATOMIC;
+const LOAD = READ_MEM | Trap.MEMORY | ATOMIC;
+const STORE = WRITE_MEM | Trap.MEMORY | ATOMIC;
+const RMW = READ_MEM | WRITE_MEM | Trap.MEMORY | ATOMIC;
 
 const a = (code: number, name: string, sig: string, effects: number): OpDef =>
   op(0xfe, code, name, [MemArg], sig, effects, "threads");

@@ -2,22 +2,26 @@
 // exceptions (legacy and final), typed function references and ref.eq (GC).
 // Verified against wasm-tools encodings by test/opcodes.test.ts.
 
-import { op, Imm, Eff, type OpDef, type ImmKind, type Feature } from "./defs.js";
+import { op, Imm, Eff, Trap, type OpDef, type ImmKind, type Feature } from "./defs.js";
 
 const {
   BlockType, Label, LabelTable, Func, Type, Table, Memory, Global, Local, Tag,
   I32, I64, F32, F64, MemArg, ValTypes, HeapType, Catches,
 } = Imm;
-const { NONE, TRAP, READ_MEM, WRITE_MEM, CALL, BRANCH, READ_GLOBAL, WRITE_GLOBAL,
-  READ_TABLE, WRITE_TABLE, THROW, READ_LOCAL, WRITE_LOCAL, STRUCTURE } = Eff;
+const { NONE, READ_MEM, WRITE_MEM, CALL, BRANCH, READ_GLOBAL, WRITE_GLOBAL,
+  READ_TABLE, WRITE_TABLE, THROW, READ_LOCAL, WRITE_LOCAL, STRUCTURE, RETURN, UNCONDITIONAL } = Eff;
 
 const c = (code: number, name: string, imms: readonly ImmKind[], effects: number, feature: Feature = "mvp"): OpDef =>
   op(0, code, name, imms, undefined, effects, feature);
 const s = (code: number, name: string, imms: readonly ImmKind[], sig: string, effects: number, feature: Feature = "mvp"): OpDef =>
   op(0, code, name, imms, sig, effects, feature);
 
-const LOAD = READ_MEM | TRAP;
-const STORE = WRITE_MEM | TRAP;
+const LOAD = READ_MEM | Trap.MEMORY;
+const STORE = WRITE_MEM | Trap.MEMORY;
+/** Leaves the function: return and the tail calls. */
+const RET = BRANCH | RETURN | UNCONDITIONAL;
+/** call_indirect's checks: the index against the table, a null slot, the signature. */
+const INDIRECT = Trap.TABLE | Trap.NULL_CAST | Trap.SIGNATURE;
 
 /** Numeric ops 0x45..0xc4, in opcode order: [name, sig, effects]. */
 const NUMERIC: [string, string, number][] = [];
@@ -37,11 +41,11 @@ num(pre("f64", fcmp), "f64 f64 -> i32");
 // 0x67 ..
 num("i32.clz i32.ctz i32.popcnt", "i32 -> i32");
 num("i32.add i32.sub i32.mul", "i32 i32 -> i32");
-num("i32.div_s i32.div_u i32.rem_s i32.rem_u", "i32 i32 -> i32", TRAP);
+num("i32.div_s i32.div_u i32.rem_s i32.rem_u", "i32 i32 -> i32", Trap.DIV);
 num("i32.and i32.or i32.xor i32.shl i32.shr_s i32.shr_u i32.rotl i32.rotr", "i32 i32 -> i32");
 num("i64.clz i64.ctz i64.popcnt", "i64 -> i64");
 num("i64.add i64.sub i64.mul", "i64 i64 -> i64");
-num("i64.div_s i64.div_u i64.rem_s i64.rem_u", "i64 i64 -> i64", TRAP);
+num("i64.div_s i64.div_u i64.rem_s i64.rem_u", "i64 i64 -> i64", Trap.DIV);
 num("i64.and i64.or i64.xor i64.shl i64.shr_s i64.shr_u i64.rotl i64.rotr", "i64 i64 -> i64");
 num(pre("f32", "abs neg ceil floor trunc nearest sqrt"), "f32 -> f32");
 num(pre("f32", "add sub mul div min max copysign"), "f32 f32 -> f32");
@@ -49,11 +53,11 @@ num(pre("f64", "abs neg ceil floor trunc nearest sqrt"), "f64 -> f64");
 num(pre("f64", "add sub mul div min max copysign"), "f64 f64 -> f64");
 // 0xa7 conversions
 num("i32.wrap_i64", "i64 -> i32");
-num("i32.trunc_f32_s i32.trunc_f32_u", "f32 -> i32", TRAP);
-num("i32.trunc_f64_s i32.trunc_f64_u", "f64 -> i32", TRAP);
+num("i32.trunc_f32_s i32.trunc_f32_u", "f32 -> i32", Trap.FLOAT_INT);
+num("i32.trunc_f64_s i32.trunc_f64_u", "f64 -> i32", Trap.FLOAT_INT);
 num("i64.extend_i32_s i64.extend_i32_u", "i32 -> i64");
-num("i64.trunc_f32_s i64.trunc_f32_u", "f32 -> i64", TRAP);
-num("i64.trunc_f64_s i64.trunc_f64_u", "f64 -> i64", TRAP);
+num("i64.trunc_f32_s i64.trunc_f32_u", "f32 -> i64", Trap.FLOAT_INT);
+num("i64.trunc_f64_s i64.trunc_f64_u", "f64 -> i64", Trap.FLOAT_INT);
 num("f32.convert_i32_s f32.convert_i32_u", "i32 -> f32");
 num("f32.convert_i64_s f32.convert_i64_u", "i64 -> f32");
 num("f32.demote_f64", "f64 -> f32");
@@ -71,7 +75,7 @@ if (NUMERIC.length !== 0xc5 - 0x45) throw new Error(`numeric table has ${NUMERIC
 
 export const CORE_OPS: OpDef[] = [
   // control
-  c(0x00, "unreachable", [], TRAP),
+  c(0x00, "unreachable", [], Trap.UNREACHABLE | UNCONDITIONAL),
   c(0x01, "nop", [], NONE),
   c(0x02, "block", [BlockType], STRUCTURE),
   c(0x03, "loop", [BlockType], STRUCTURE),
@@ -80,20 +84,20 @@ export const CORE_OPS: OpDef[] = [
   // legacy exception handling
   c(0x06, "try", [BlockType], STRUCTURE, "exceptions-legacy"),
   c(0x07, "catch", [Tag], STRUCTURE, "exceptions-legacy"),
-  c(0x08, "throw", [Tag], BRANCH | THROW, "exceptions"),
-  c(0x09, "rethrow", [Label], BRANCH | THROW, "exceptions-legacy"),
-  c(0x0a, "throw_ref", [], BRANCH | THROW | TRAP, "exceptions"),
+  c(0x08, "throw", [Tag], BRANCH | THROW | UNCONDITIONAL, "exceptions"),
+  c(0x09, "rethrow", [Label], BRANCH | THROW | UNCONDITIONAL, "exceptions-legacy"),
+  c(0x0a, "throw_ref", [], BRANCH | THROW | UNCONDITIONAL | Trap.NULL_CAST, "exceptions"),
   c(0x0b, "end", [], STRUCTURE),
-  c(0x0c, "br", [Label], BRANCH),
+  c(0x0c, "br", [Label], BRANCH | UNCONDITIONAL),
   c(0x0d, "br_if", [Label], BRANCH),
-  c(0x0e, "br_table", [LabelTable], BRANCH),
-  c(0x0f, "return", [], BRANCH),
+  c(0x0e, "br_table", [LabelTable], BRANCH | UNCONDITIONAL),
+  c(0x0f, "return", [], RET),
   c(0x10, "call", [Func], CALL),
-  c(0x11, "call_indirect", [Type, Table], CALL | TRAP | READ_TABLE),
-  c(0x12, "return_call", [Func], CALL | BRANCH, "tail-call"),
-  c(0x13, "return_call_indirect", [Type, Table], CALL | BRANCH | TRAP | READ_TABLE, "tail-call"),
-  c(0x14, "call_ref", [Type], CALL | TRAP, "typed-funcref"),
-  c(0x15, "return_call_ref", [Type], CALL | BRANCH | TRAP, "typed-funcref"),
+  c(0x11, "call_indirect", [Type, Table], CALL | INDIRECT | READ_TABLE),
+  c(0x12, "return_call", [Func], CALL | RET, "tail-call"),
+  c(0x13, "return_call_indirect", [Type, Table], CALL | RET | INDIRECT | READ_TABLE, "tail-call"),
+  c(0x14, "call_ref", [Type], CALL | Trap.NULL_CAST, "typed-funcref"),
+  c(0x15, "return_call_ref", [Type], CALL | RET | Trap.NULL_CAST, "typed-funcref"),
   c(0x18, "delegate", [Label], STRUCTURE, "exceptions-legacy"),
   c(0x19, "catch_all", [], STRUCTURE, "exceptions-legacy"),
   // parametric
@@ -109,8 +113,8 @@ export const CORE_OPS: OpDef[] = [
   c(0x22, "local.tee", [Local], WRITE_LOCAL),
   c(0x23, "global.get", [Global], READ_GLOBAL),
   c(0x24, "global.set", [Global], WRITE_GLOBAL),
-  c(0x25, "table.get", [Table], READ_TABLE | TRAP, "reference-types"),
-  c(0x26, "table.set", [Table], WRITE_TABLE | TRAP, "reference-types"),
+  c(0x25, "table.get", [Table], READ_TABLE | Trap.TABLE, "reference-types"),
+  c(0x26, "table.set", [Table], WRITE_TABLE | Trap.TABLE, "reference-types"),
   // memory
   s(0x28, "i32.load", [MemArg], "a -> i32", LOAD),
   s(0x29, "i64.load", [MemArg], "a -> i64", LOAD),
@@ -149,7 +153,7 @@ export const CORE_OPS: OpDef[] = [
   c(0xd1, "ref.is_null", [], NONE, "reference-types"),
   c(0xd2, "ref.func", [Func], NONE, "reference-types"),
   c(0xd3, "ref.eq", [], NONE, "gc"),
-  c(0xd4, "ref.as_non_null", [], TRAP, "typed-funcref"),
+  c(0xd4, "ref.as_non_null", [], Trap.NULL_CAST, "typed-funcref"),
   c(0xd5, "br_on_null", [Label], BRANCH, "typed-funcref"),
   c(0xd6, "br_on_non_null", [Label], BRANCH, "typed-funcref"),
 ];

@@ -1,5 +1,5 @@
 // The format of the opcode table: the single source of truth for reader,
-// writer, validator, printer and (later) the passes' effect analysis.
+// writer, validator, printer and the passes' effect analysis (analysis/effects.ts).
 
 /**
  * Immediate kinds. Each is stored in a decoded body as a fixed or
@@ -54,10 +54,15 @@ export const Imm = {
 } as const;
 export type ImmKind = (typeof Imm)[keyof typeof Imm];
 
-/** Effect bits, for the passes' reordering and trap-class analysis. */
+/**
+ * Effect bits, for the passes' reordering and trap-class analysis
+ * (analysis/effects.ts refines them with the immediates). Every row with
+ * TRAP also carries the class bits (TRAP_*) that say why it may trap; use
+ * the `Trap` masks below in rows so that the two never part.
+ */
 export const Eff = {
   NONE: 0,
-  TRAP: 1, // may trap (div by zero, out-of-bounds, null, cast failure, unreachable)
+  TRAP: 1, // may trap; the TRAP_* bits give the classes
   READ_MEM: 2,
   WRITE_MEM: 4,
   CALL: 8, // calls arbitrary code (any effect)
@@ -74,6 +79,42 @@ export const Eff = {
   STRUCTURE: 16384, // block/loop/if/else/end/try...: shapes control flow
   READ_GC: 32768, // reads mutable GC object state
   WRITE_GC: 65536,
+  /** memory or data-segment bounds; misaligned atomic access; wait on an unshared memory */
+  TRAP_MEMORY: 1 << 17,
+  /** table or element-segment bounds (call_indirect's index among them) */
+  TRAP_TABLE: 1 << 18,
+  /** integer division or remainder by zero; signed division overflow */
+  TRAP_DIV: 1 << 19,
+  /** the `unreachable` instruction */
+  TRAP_UNREACHABLE: 1 << 20,
+  /** null reference (also a null table slot or exnref), failed cast */
+  TRAP_NULL_CAST: 1 << 21,
+  /** call_indirect's signature check */
+  TRAP_SIGNATURE: 1 << 22,
+  /** non-saturating float-to-int truncation (NaN, out of range) */
+  TRAP_FLOAT_INT: 1 << 23,
+  /** array index, length or allocation size (GC) */
+  TRAP_ARRAY: 1 << 24,
+  /** leaves the function normally: return, return_call* */
+  RETURN: 1 << 25,
+  /** control never reaches the next instruction (br, br_table, return*, throw*, unreachable) */
+  UNCONDITIONAL: 1 << 26,
+} as const;
+
+/** All trap-class bits. */
+export const TRAP_CLASSES =
+  Eff.TRAP_MEMORY | Eff.TRAP_TABLE | Eff.TRAP_DIV | Eff.TRAP_UNREACHABLE | Eff.TRAP_NULL_CAST | Eff.TRAP_SIGNATURE | Eff.TRAP_FLOAT_INT | Eff.TRAP_ARRAY;
+
+/** TRAP together with one class bit, for table rows. */
+export const Trap = {
+  MEMORY: Eff.TRAP | Eff.TRAP_MEMORY,
+  TABLE: Eff.TRAP | Eff.TRAP_TABLE,
+  DIV: Eff.TRAP | Eff.TRAP_DIV,
+  UNREACHABLE: Eff.TRAP | Eff.TRAP_UNREACHABLE,
+  NULL_CAST: Eff.TRAP | Eff.TRAP_NULL_CAST,
+  SIGNATURE: Eff.TRAP | Eff.TRAP_SIGNATURE,
+  FLOAT_INT: Eff.TRAP | Eff.TRAP_FLOAT_INT,
+  ARRAY: Eff.TRAP | Eff.TRAP_ARRAY,
 } as const;
 
 export type Feature =

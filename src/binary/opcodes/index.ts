@@ -8,7 +8,7 @@ import { SIMD_OPS } from "./simd.js";
 import { ATOMIC_OPS } from "./atomics.js";
 import { GC_OPS } from "./gc.js";
 
-export { Imm, Eff, type OpDef, type ImmKind, type Feature } from "./defs.js";
+export { Imm, Eff, Trap, TRAP_CLASSES, type OpDef, type ImmKind, type Feature } from "./defs.js";
 
 export const OPS: readonly OpDef[] = [...CORE_OPS, ...MISC_OPS, ...SIMD_OPS, ...ATOMIC_OPS, ...GC_OPS];
 

@@ -1,12 +1,12 @@
 // Prefix 0xfd: the final fixed-width SIMD spec (0x00..0xff) and relaxed SIMD (0x100..0x113).
 
-import { op, Imm, Eff, type OpDef, type ImmKind, type Feature } from "./defs.js";
+import { op, Imm, Eff, Trap, type OpDef, type ImmKind, type Feature } from "./defs.js";
 
 const { MemArg, Lane, V128, Shuffle } = Imm;
-const { NONE, TRAP, READ_MEM, WRITE_MEM } = Eff;
+const { NONE, READ_MEM, WRITE_MEM } = Eff;
 
-const LOAD = READ_MEM | TRAP;
-const STORE = WRITE_MEM | TRAP;
+const LOAD = READ_MEM | Trap.MEMORY;
+const STORE = WRITE_MEM | Trap.MEMORY;
 
 const UN = "v128 -> v128";
 const BIN = "v128 v128 -> v128";

@@ -2,8 +2,8 @@
 // to fold: exact byte balance per group, greedy by benefit, and a region
 // inside (or around) one already folded is no longer available.
 
-import { u32Size, ByteWriter } from "../../binary/bytes.js";
-import { encodeInstructions } from "../../binary/code-writer.js";
+import { u32Size } from "../../binary/bytes.js";
+import { functionCostOf, rangeSize } from "../../analysis/sizes.js";
 import { bodyOf } from "../../binary/reader.js";
 import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
 import type { Body } from "../../ir/body.js";
@@ -13,7 +13,7 @@ import type { HotCode } from "../pass.js";
 import { sigKey, type Fold } from "./apply.js";
 import { RegionBuckets } from "./buckets.js";
 import { canonical, prefixHashes, rangeHash, WordBuffer, type Canonical } from "./canon.js";
-import { callBytes, foldedBody, funcBytes, newBodyBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Shape, type Site } from "./plan.js";
+import { callBytes, foldedBody, newBodyBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Shape, type Site } from "./plan.js";
 import { findRegions, type Region } from "./regions.js";
 
 /** Regions shorter than this many instructions never pay for a call. */
@@ -41,13 +41,9 @@ function funcInfo(m: Module, pos: number): FuncInfo | null {
  * Encoded bytes of a site's region, measured once: a region lives as long as
  * its function's body is unchanged (RegionCache), across rounds.
  */
-export function regionBytes(s: Site, w: ByteWriter): number {
+export function regionBytes(s: Site): number {
   const r = s.region;
-  if (r.bytes < 0) {
-    w.len = 0;
-    encodeInstructions(w, s.info.body, r.start, r.end);
-    r.bytes = w.len;
-  }
+  if (r.bytes < 0) r.bytes = rangeSize(s.info.body, r.start, r.end);
   return r.bytes;
 }
 
@@ -169,7 +165,7 @@ interface Plan {
 /** Per signature: an existing type index or -1 (the types do not change while folds are chosen). */
 type TypeIndex = Map<string, number>;
 
-function planOf(m: Module, g: Group, sites: Site[], o: FindOptions, types: TypeIndex, w: ByteWriter): Plan | null {
+function planOf(m: Module, g: Group, sites: Site[], o: FindOptions, types: TypeIndex): Plan | null {
   const shape = shapeOf(m, g, sites, o);
   if (!shape) return null;
   const body = foldedBody(m, sites[0]!, shape);
@@ -177,7 +173,7 @@ function planOf(m: Module, g: Group, sites: Site[], o: FindOptions, types: TypeI
   let existing = types.get(sig);
   if (existing === undefined) types.set(sig, (existing = findFuncType(m, shape.params, shape.results)));
   let removed = 0;
-  for (const s of sites) removed += regionBytes(s, w);
+  for (const s of sites) removed += regionBytes(s);
   return { sites, shape, body, bodyBytes: newBodyBytes(body, shape), existing, sig, removed };
 }
 
@@ -185,7 +181,7 @@ function planOf(m: Module, g: Group, sites: Site[], o: FindOptions, types: TypeI
 function evaluate(m: Module, p: Plan, o: FindOptions, callee: number, newTypes: Set<string>): Fold | null {
   const { sites, shape } = p;
   const typeIndex = p.existing >= 0 ? p.existing : m.types.length + newTypes.size;
-  let cost = funcBytes(typeIndex, p.bodyBytes);
+  let cost = functionCostOf(typeIndex, p.bodyBytes);
   if (p.existing < 0 && !newTypes.has(p.sig)) cost += funcTypeCost(shape.params, shape.results);
   if (m.names) cost += u32Size(callee) + 1 + "folded_block$".length + 2;
   for (const s of sites) cost += callBytes(s, shape, callee, o);
@@ -196,7 +192,6 @@ function evaluate(m: Module, p: Plan, o: FindOptions, callee: number, newTypes: 
 
 /** Chooses foldings greedily by benefit; each region is folded at most once. */
 export function chooseFolds(m: Module, groups: Group[], o: FindOptions): Fold[] {
-  const w = new ByteWriter(1 << 16);
   const base = m.numImportedFuncs + m.functions.length;
   // an upper bound on the new functions' indices makes every estimate safe
   const lastIndex = base + groups.length;
@@ -204,7 +199,7 @@ export function chooseFolds(m: Module, groups: Group[], o: FindOptions): Fold[] 
   const types: TypeIndex = new Map();
   const first: { g: Group; plan: Plan; benefit: number }[] = [];
   for (const g of groups) {
-    const plan = planOf(m, g, g.sites, o, types, w);
+    const plan = planOf(m, g, g.sites, o, types);
     const f = plan && evaluate(m, plan, o, lastIndex, newTypes);
     if (f) first.push({ g, plan: plan!, benefit: f.benefit });
   }
@@ -221,7 +216,7 @@ export function chooseFolds(m: Module, groups: Group[], o: FindOptions): Fold[] 
     const sites = g.sites.filter(free);
     if (sites.length < 2) continue;
     // with every site still free the plan stands; only the indices moved
-    const p = sites.length === g.sites.length ? plan : planOf(m, g, sites, o, types, w);
+    const p = sites.length === g.sites.length ? plan : planOf(m, g, sites, o, types);
     const f = p && evaluate(m, p, o, base + chosen.length, newTypes);
     if (!f) continue;
     chosen.push(f);

@@ -8,7 +8,7 @@ import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import { isDefaultable } from "../../analysis/typecontext.js";
-import { bodySize } from "../thunk.js";
+import { funcEntrySize } from "../../analysis/sizes.js";
 import type { LocalUse } from "./canon.js";
 import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
 
@@ -229,10 +229,5 @@ export function newFunc(typeIndex: number, body: Body, shape: Shape): Func {
 
 /** Bytes of the new function's body entry (locals and instructions; its type index plays no part). */
 export function newBodyBytes(body: Body, shape: Shape): number {
-  return bodySize(newFunc(0, body, shape));
-}
-
-/** Bytes a function with type `typeIndex` and an `n`-byte body entry costs in the function and code sections (as functionCost). */
-export function funcBytes(typeIndex: number, n: number): number {
-  return u32Size(typeIndex) + u32Size(n) + n;
+  return funcEntrySize(newFunc(0, body, shape).locals, body);
 }

@@ -5,7 +5,8 @@
 // what a region contains (branch targets, returns, hot code) flows up when a
 // construct ends.
 
-import { Imm, OPS, idOf } from "../../binary/opcodes/index.js";
+import { Eff, Imm, OPS, idOf } from "../../binary/opcodes/index.js";
+import { OP_EFFECTS } from "../../analysis/effects.js";
 import type { Body } from "../../ir/body.js";
 import { controlTree, type ControlTree } from "../../analysis/control-tree.js";
 
@@ -14,12 +15,13 @@ export const LOOP = idOf("loop");
 export const IF = idOf("if");
 export const ELSE = idOf("else");
 export const END = idOf("end");
-const RETURN = idOf("return");
 const BR_TABLE = idOf("br_table");
-const RETURN_CALLS = ["return_call", "return_call_indirect", "return_call_ref"].map(idOf);
-/** Per op: 1 for instructions after which the end of the enclosing code is never reached by falling through. */
-const EXITS = new Uint8Array(OPS.length);
-for (const op of [RETURN, idOf("unreachable"), idOf("throw"), idOf("throw_ref"), ...RETURN_CALLS]) EXITS[op] = 1;
+/**
+ * Effect bits of instructions that leave the function (return, return_call*,
+ * throw*, unreachable): the end of the enclosing code is never reached by
+ * falling through. (rethrow is among them but never met: it makes the function a HANDLER one.)
+ */
+const EXITS = Eff.RETURN | Eff.THROW | Eff.TRAP_UNREACHABLE;
 
 /** Per op: word offset of its single Label immediate, or -1. */
 const LABEL_WORD: Int32Array = (() => {
@@ -46,7 +48,7 @@ CLASS[BLOCK] = CLASS[LOOP] = CLASS[IF] = OPEN;
 CLASS[ELSE] = ELSE_;
 CLASS[END] = END_;
 CLASS[BR_TABLE] = BRANCH_TABLE;
-for (const op of [RETURN, ...RETURN_CALLS]) CLASS[op] = RETURNS;
+for (let op = 0; op < OPS.length; op++) if (OP_EFFECTS[op]! & Eff.RETURN) CLASS[op] = RETURNS;
 // exception handlers see locals written before a throw: functions with them are left alone
 OPS.forEach((d, op) => {
   if (d.imms.includes(Imm.Catches) || d.feature === "exceptions-legacy") CLASS[op] = HANDLER;
@@ -188,7 +190,7 @@ function branchTo(tree: ControlTree, stack: Frame[], top: Frame, t: number): voi
 
 /** True if instruction `i`, inside the construct opened at `start`, never falls through. */
 function exitsAt(ops: Uint16Array, start: number, i: number): boolean {
-  return i > start && EXITS[ops[i]!] === 1;
+  return i > start && (OP_EFFECTS[ops[i]!]! & EXITS) !== 0;
 }
 
 function pushRegion(out: Region[], minCount: number, kind: RegionKind, start: number, end: number, blockType: number,

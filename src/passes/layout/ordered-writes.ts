@@ -7,13 +7,14 @@
 // is written without its bodies, and the code section's length follows from
 // where function indices sit in them, so no body is encoded or copied.
 
-import { ByteWriter, u32Size } from "../../binary/bytes.js";
+import { u32Size } from "../../binary/bytes.js";
 import { bodyOf, readModule } from "../../binary/reader.js";
-import { writeFuncBody, writeModule } from "../../binary/writer.js";
+import { writeModule } from "../../binary/writer.js";
 import type { Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
 import { reorderFunctions } from "../../ir/renumber.js";
 import { funcRefs } from "../../analysis/func-shape.js";
+import { funcEntrySize } from "../../analysis/sizes.js";
 
 /** A body without instructions: redirectFunctions leaves it (and the function's raw bytes) alone. */
 const NO_CODE: Body = { count: 0, ops: new Uint16Array(0), immStart: new Uint32Array(1), imm: new Int32Array(0), offsets: null };
@@ -175,7 +176,6 @@ export class OrderedWrites {
     const refEnd: number[] = [];
     const baseLen: number[] = [];
     const encodedLen: number[] = [];
-    const w = new ByteWriter(1024);
     let payload = u32Size(shell.rawLen.length);
     shell.rawLen.forEach((len, i) => {
       payload += u32Size(len) + len;
@@ -190,9 +190,7 @@ export class OrderedWrites {
         encodedLen.push(len);
         return;
       }
-      w.len = 0;
-      writeFuncBody(w, { ...mf, body: this.bodies[i]! });
-      encodedLen.push(w.len);
+      encodedLen.push(funcEntrySize(mf.locals, this.bodies[i]!));
     });
     return {
       funcs: Int32Array.from(funcs),

@@ -20,7 +20,7 @@ import { KIND_FUNC } from "../../analysis/typecontext.js";
 import type { ModuleEnv } from "../../analysis/module-env.js";
 import { CodeValidator } from "../../analysis/validate-code.js";
 import { liveness, type Corpus } from "./corpus.js";
-import { instrSize } from "./sizes.js";
+import { functionCostOf, instrSize, localDeclsSize } from "../../analysis/sizes.js";
 
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
@@ -121,7 +121,7 @@ export function functionOverhead(ctx: EvalContext, c: Candidate, funcIndex: numb
     typeIndex = ctx.m.types.length + ctx.plannedTypes.size;
     if (!ctx.plannedTypes.has(typeKey(c.params, c.results))) typeBytes = funcTypeCost(c.params, c.results);
   }
-  return typeBytes + u32Size(typeIndex) + u32Size(c.bodyBytes) + c.bodyBytes + ctx.nameCost(funcIndex);
+  return typeBytes + functionCostOf(typeIndex, c.bodyBytes) + ctx.nameCost(funcIndex);
 }
 
 /**
@@ -715,15 +715,13 @@ export class Evaluator {
     others.sort((a, b2) => canonTypes[a]! - canonTypes[b2]! || a - b2);
     for (let k = 0; k < others.length; k++) newIndex[others[k]!] = S + paramLocals.length + k;
     const locals: { count: number; type: ValType }[] = [];
-    let declBytes = 0;
     for (let k = 0; k < others.length; ) {
       let j = k;
       while (j < others.length && canonTypes[others[j]!] === canonTypes[others[k]!]) j++;
       locals.push({ count: j - k, type: canonTypes[others[k]!]! });
-      declBytes += u32Size(j - k) + 1;
       k = j;
     }
-    declBytes += u32Size(locals.length);
+    const declBytes = localDeclsSize(locals);
     // callee instructions: stack params pushed, the sequence renamed, result locals pushed, end
     let code = 0;
     for (let k = 0; k < S; k++) code += 1 + u32Size(k);

@@ -17,7 +17,7 @@ import type { HotCode } from "../pass.js";
 import { localTypesOf, type ModuleEnv } from "../../analysis/module-env.js";
 import { stackHeights } from "../../analysis/body-typing.js";
 import { computeLiveness, type Liveness } from "../../analysis/liveness.js";
-import { instrSize } from "./sizes.js";
+import { instrSize } from "../../analysis/sizes.js";
 
 const ELSE = idOf("else");
 const END = idOf("end");
