@@ -21,7 +21,7 @@ import { resolvePasses } from "./passes/registry.js";
 import { normalizeChoices, type FeatureChoices } from "./passes/features.js";
 import { sortFeatures, type WasmFeature } from "./analysis/feature-names.js";
 import { InternalError, UsageError } from "./errors.js";
-import { scanSections, sectionBytes, type Report } from "./report.js";
+import { scanSections, sectionBytes, type Report, type Timings } from "./report.js";
 import { VERSION } from "./version.js";
 import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
 import type { Profile } from "./profile/profile.js";
@@ -31,7 +31,7 @@ import { lastWord } from "./pipeline/last-word.js";
 import { checkFeatures, validateOutput } from "./pipeline/output-checks.js";
 import { PassRunner } from "./pipeline/pass-runner.js";
 import { ms, now, Phases } from "./pipeline/phases.js";
-import { readInput, type Timings } from "./pipeline/read-input.js";
+import { readInput } from "./pipeline/read-input.js";
 import { runPasses } from "./pipeline/run-passes.js";
 import { EXACT_MAX, PORTFOLIO_MAX } from "./pipeline/verify.js";
 

@@ -80,14 +80,17 @@ export interface Report {
    */
   removedSections: RemovedSection[];
   notes: string[];
-  timings: {
-    readMs: number;
-    validateInputMs: number;
-    passesMs: number;
-    writeMs: number;
-    validateOutputMs: number;
-    totalMs: number;
-  };
+  timings: Timings;
+}
+
+/** Milliseconds spent in each phase of a run. */
+export interface Timings {
+  readMs: number;
+  validateInputMs: number;
+  passesMs: number;
+  writeMs: number;
+  validateOutputMs: number;
+  totalMs: number;
 }
 
 /**

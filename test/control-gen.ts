@@ -7,17 +7,9 @@
 import { OPS, idOf } from "../src/binary/opcodes/index.js";
 import { BLOCK_EMPTY, BodyBuilder, type Body } from "../src/ir/body.js";
 
-/** mulberry32: a small seeded generator. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: a small seeded generator (the bench's). */
+import { rng } from "../bench/stats.js";
+export { rng };
 
 export interface GenOptions {
   /** Generate try/catch/delegate, try_table, throw and rethrow. */

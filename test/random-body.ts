@@ -6,17 +6,8 @@ import { Imm, OPS, type ImmKind } from "../src/binary/opcodes/index.js";
 import { BLOCK_EMPTY, BodyBuilder, type Body } from "../src/ir/body.js";
 import { I32, I64, F32, F64, V128, HT_EXN, HT_NOEXN, refType, type ValType } from "../src/ir/types.js";
 
-/** A seeded generator of floats in [0, 1) (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator of floats in [0, 1) (mulberry32; the bench's). */
+export { rng } from "../bench/stats.js";
 
 export type Rand = () => number;
 

@@ -7,20 +7,11 @@ import { writeModule } from "../binary/writer.js";
 import { validateModule } from "../analysis/validate.js";
 import type { Module } from "../ir/module.js";
 import { featureUse, type FeatureUse } from "../analysis/feature-use.js";
-import { scanSections, type SectionInfo } from "../report.js";
+import { scanSections, type SectionInfo, type Timings } from "../report.js";
 import { recordProducer } from "../producers.js";
 import { setAsideDebugInfo, type SetAside } from "../debug-info.js";
 import type { Blame } from "./blame.js";
 import { ms, now, type Phases } from "./phases.js";
-
-export interface Timings {
-  readMs: number;
-  validateInputMs: number;
-  passesMs: number;
-  writeMs: number;
-  validateOutputMs: number;
-  totalMs: number;
-}
 
 export interface Input {
   m: Module;
