@@ -17,7 +17,8 @@ import { LOCAL_WORDS } from "../ir/imm-layout.js";
 import type { Func, Module } from "../ir/module.js";
 import { FUNCREF, I32, I64, F32, F64, type ValType } from "../ir/types.js";
 import type { HotCode, Pass, PassContext, PassResult } from "./pass.js";
-import { setBody, thunkBody, type ThunkArg } from "./thunk.js";
+import { thunkBody, type ThunkArg } from "./thunk.js";
+import { replaceBody, trialCopy } from "../extract/trial.js";
 import { functionCost } from "../analysis/sizes.js";
 import { mayIntroduce } from "./features.js";
 import { funcLabel, newOrigin, type MergeMapEntry } from "./merge-map.js";
@@ -159,14 +160,14 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
   /** Is the module with `batch` better under the judge than without it? */
   const judged = (batch: Rewrite[]): boolean => {
     // before: the module with the slots of merges already taken; after: plus this batch
-    const base = cloneForTrial(m);
+    const base = trialCopy(m);
     if (table) {
       const taken = cloneTable(table);
       for (const r of batch) for (const f of r.newSlots.keys()) taken.added.delete(f);
       if (taken.added.size > 0) appendSlots(base, taken);
     }
     const before = writeModule(base);
-    const trial = cloneForTrial(m);
+    const trial = trialCopy(m);
     const tt = table ? cloneTable(table) : null;
     for (const r of batch) applyRewrite(trial, r, true);
     if (tt && tt.added.size > 0) appendSlots(trial, tt);
@@ -367,24 +368,7 @@ function applyRewrite(m: Module, r: Rewrite, trial: boolean): void {
     r.merged.origin = newOrigin(m);
     m.functions.push(r.merged);
   }
-  r.plan.members.forEach((fi, k) => {
-    const f = m.functions[fi]!;
-    if (trial) m.functions[fi] = { ...f, body: r.thunks[k]!, locals: [], localCount: 0, dirty: true };
-    else setBody(f, r.thunks[k]!);
-  });
-}
-
-function cloneForTrial(m: Module): Module {
-  const c = {
-    ...m,
-    functions: m.functions.slice(),
-    types: m.types.slice(),
-    recGroups: m.recGroups.slice(),
-    elements: m.elements.slice(),
-    tables: m.tables.map((t) => ({ ...t, type: { ...t.type, limits: { ...t.type.limits } } })),
-    names: null,
-  };
-  return c;
+  r.plan.members.forEach((fi, k) => replaceBody(m, fi, r.thunks[k]!, trial, []));
 }
 
 function cloneTable(t: CalleeTable): CalleeTable {

@@ -6,6 +6,7 @@ import { BodyBuilder, type Body } from "../../ir/body.js";
 import { ensureFuncType } from "../../ir/func-types.js";
 import type { Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
+import { replaceBody } from "../../extract/trial.js";
 import { newOrigin, type ExtractedCall } from "../merge-map.js";
 import { emitCall, newFunc, type FoldOptions, type Shape, type Site } from "./plan.js";
 
@@ -16,11 +17,6 @@ export interface Fold {
   body: Body;
   /** Exact raw bytes saved, as estimated when chosen. */
   benefit: number;
-}
-
-/** A copy of `m` that a trial may change without touching `m` (functions are replaced, not mutated). */
-export function cloneForTrial(m: Module): Module {
-  return { ...m, functions: m.functions.slice(), types: m.types.slice(), recGroups: m.recGroups.slice(), names: null };
 }
 
 /**
@@ -62,12 +58,7 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
       i = site.region.end;
     }
     copyRange(b, body, i, body.count);
-    const f = m.functions[pos]!;
-    if (trial) m.functions[pos] = { ...f, body: b.finish(), dirty: true };
-    else {
-      f.body = b.finish();
-      f.dirty = true;
-    }
+    replaceBody(m, pos, b.finish(), trial);
   }
   return indices;
 }

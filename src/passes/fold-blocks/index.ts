@@ -11,7 +11,8 @@ import { mayIntroduce } from "../features.js";
 import { judgeInHalves } from "../judged-halves.js";
 import { extractedEntries, type ExtractedCall } from "../merge-map.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
-import { applyFolds, cloneForTrial, type Fold } from "./apply.js";
+import { trialCopy } from "../../extract/trial.js";
+import { applyFolds, type Fold } from "./apply.js";
 import { chooseFolds, findGroups, RegionCache, type FindOptions } from "./find.js";
 
 /** Rounds of find-and-fold: a later round sees regions made equal by calls to earlier folds. */
@@ -34,7 +35,7 @@ function judgementBudget(moduleBytes: number): number {
 /** Keeps the folds the judge accepts (see judged-halves.ts), within what is left of the pass's budget. */
 function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stats: FoldBlocksStats): Fold[] {
   const write = (list: Fold[]): Uint8Array => {
-    const trial = cloneForTrial(m); // trials carry no name section
+    const trial = trialCopy(m);
     applyFolds(trial, list, o, true);
     return writeModule(trial);
   };

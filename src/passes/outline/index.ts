@@ -11,6 +11,7 @@ import { u32Size } from "../../binary/bytes.js";
 import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import { moduleEnv } from "../../analysis/module-env.js";
+import { trialCopy } from "../../extract/trial.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
 import { judgeInHalves } from "../judged-halves.js";
@@ -186,11 +187,6 @@ function leftRuns(s: Int32Array, sa: Int32Array): Int32Array {
     nextLeft = left;
   }
   return run;
-}
-
-/** Trial copy of the module sharing everything a rewrite does not replace. */
-function trialCopy(m: Module): Module {
-  return { ...m, functions: m.functions.slice(), types: m.types.slice(), recGroups: m.recGroups.slice(), names: null };
 }
 
 /** The chosen candidates the judge accepts (see judged-halves.ts), within what is left of the pass's budget. */

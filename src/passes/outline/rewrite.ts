@@ -7,6 +7,7 @@ import { BodyBuilder, type Body } from "../../ir/body.js";
 import { ensureFuncType } from "../../ir/func-types.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Func, Module } from "../../ir/module.js";
+import { replaceBody } from "../../extract/trial.js";
 import { newOrigin, type ExtractedCall } from "../merge-map.js";
 import { NORMAL, RET, TRAP, type Candidate } from "./candidates.js";
 import type { Corpus } from "./corpus.js";
@@ -145,13 +146,7 @@ export function applyChosen(m: Module, corpus: Corpus, chosen: readonly Chosen[]
       count++;
     }
     for (; i < body.count; i++) copyInstr(out, body, i);
-    const f = info.func;
-    const nb = out.finish();
-    if (opts.trial) m.functions[info.index] = { ...f, body: nb, dirty: true };
-    else {
-      f.body = nb;
-      f.dirty = true;
-    }
+    replaceBody(m, info.index, out.finish(), opts.trial);
   }
   return count;
 }

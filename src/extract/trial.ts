@@ -1,0 +1,43 @@
+// Trial copies: a module a call-adding pass may rewrite to measure the
+// result (the size judge writes it whole) while the real module stays as it
+// is. A copy shares every Func, type and Body with the original; a rewrite on
+// it replaces what it changes (replaceBody, addFunction with trial set) and
+// never mutates a shared object.
+
+import type { Body } from "../ir/body.js";
+import type { Func, Module } from "../ir/module.js";
+
+/**
+ * A copy of `m` whose lists a rewrite may change: functions, types and rec
+ * groups (new functions and signatures), element segments and tables (new
+ * table slots). Trials carry no name section: names are not judged.
+ */
+export function trialCopy(m: Module): Module {
+  return {
+    ...m,
+    functions: m.functions.slice(),
+    types: m.types.slice(),
+    recGroups: m.recGroups.slice(),
+    elements: m.elements.slice(),
+    tables: m.tables.map((t) => ({ ...t, type: { ...t.type, limits: { ...t.type.limits } } })),
+    names: null,
+  };
+}
+
+/**
+ * Gives defined function `pos` the body `body` (and the local declarations
+ * `locals` when given). On a trial copy the Func is replaced by a new object;
+ * on the real module it is updated in place (the writer re-encodes it).
+ */
+export function replaceBody(m: Module, pos: number, body: Body, trial: boolean, locals?: Func["locals"]): void {
+  const f = m.functions[pos]!;
+  const decls = locals ?? f.locals;
+  const localCount = locals ? locals.reduce((n, g) => n + g.count, 0) : f.localCount;
+  if (trial) m.functions[pos] = { ...f, body, locals: decls, localCount, dirty: true };
+  else {
+    f.body = body;
+    f.locals = decls;
+    f.localCount = localCount;
+    f.dirty = true;
+  }
+}
