@@ -13,11 +13,11 @@ import { bodyOf } from "../binary/reader.js";
 import { idOf } from "../binary/opcodes/index.js";
 import { CALL, groupBy, isParamOp, shapeEqual, shapeHash, type ShapeMode } from "../analysis/func-shape.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
-import { LOCAL_WORDS } from "../ir/imm-layout.js";
 import type { Func, Module } from "../ir/module.js";
 import { FUNCREF, I32, I64, F32, F64, type ValType } from "../ir/types.js";
 import type { HotCode, Pass, PassContext, PassResult } from "./pass.js";
 import { thunkBody, type ThunkArg } from "./thunk.js";
+import { copyRenamed } from "../extract/copy.js";
 import { replaceBody, trialCopy } from "../extract/trial.js";
 import { functionCost } from "../analysis/sizes.js";
 import { mayIntroduce } from "./features.js";
@@ -415,6 +415,8 @@ function describeArgs(thunk: Body, nParams: number): string[] {
 function buildMergedBody(body: Body, paramOf: Int32Array, params: Param[], nParams: number, calleeTypes: number[], tableIndex: number): Body {
   const shift = params.length;
   const b = new BodyBuilder(body.count + 8);
+  // the extra parameters come after the original ones: declared locals move up
+  const rename = (x: number) => (x >= nParams ? x + shift : x);
   for (let i = 0; i < body.count; i++) {
     const op = body.ops[i]!;
     const pid = paramOf[i]!;
@@ -428,15 +430,7 @@ function buildMergedBody(body: Body, paramOf: Int32Array, params: Param[], nPara
       }
       continue;
     }
-    b.begin(op);
-    const s = body.immStart[i]!;
-    const e = body.immStart[i + 1]!;
-    const loc = LOCAL_WORDS[op];
-    for (let p = s; p < e; p++) {
-      let w = body.imm[p]!;
-      if (loc && loc.includes(p - s) && w >= nParams) w += shift;
-      b.word(w);
-    }
+    copyRenamed(b, body, i, i + 1, rename);
   }
   return b.finish();
 }

@@ -6,6 +6,7 @@ import { BodyBuilder, type Body } from "../../ir/body.js";
 import { ensureFuncType } from "../../ir/func-types.js";
 import type { Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
+import { copyRange } from "../../extract/copy.js";
 import { replaceBody } from "../../extract/trial.js";
 import { newOrigin, type ExtractedCall } from "../merge-map.js";
 import { emitCall, newFunc, type FoldOptions, type Shape, type Site } from "./plan.js";
@@ -61,30 +62,6 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
     replaceBody(m, pos, b.finish(), trial);
   }
   return indices;
-}
-
-/**
- * Appends instructions [from, to) of `body` to `b`. A rebuilt function is
- * mostly unchanged code: it is copied in bulk while `b` has room for it, else
- * one instruction at a time (which grows `b`).
- */
-export function copyRange(b: BodyBuilder, body: Body, from: number, to: number): void {
-  const n = to - from;
-  if (n <= 0) return;
-  if (b.offsets !== null || b.count + n + 1 >= b.ops.length) {
-    for (let i = from; i < to; i++) {
-      b.begin(body.ops[i]!);
-      for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
-    }
-    return;
-  }
-  const s = body.immStart[from]!;
-  const at = b.reserve(body.immStart[to]! - s);
-  b.imm.set(body.imm.subarray(s, body.immStart[to]!), at);
-  b.ops.set(body.ops.subarray(from, to), b.count);
-  const shift = at - s;
-  for (let k = 0; k < n; k++) b.immStart[b.count + k] = body.immStart[from + k]! + shift;
-  b.count += n;
 }
 
 /** Signature key of a function type, for counting types a set of folds would add. */

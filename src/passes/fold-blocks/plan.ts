@@ -4,7 +4,7 @@
 import { u32Size } from "../../binary/bytes.js";
 import { idOf } from "../../binary/opcodes/index.js";
 import { BLOCK_EMPTY, BodyBuilder, type Body } from "../../ir/body.js";
-import { LOCAL_WORDS } from "../../ir/imm-layout.js";
+import { copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import { isDefaultable } from "../../analysis/typecontext.js";
@@ -135,15 +135,6 @@ export function shapeOf(m: Module, g: Group, sites: readonly Site[], o: FoldOpti
   };
 }
 
-function copyInstr(b: BodyBuilder, body: Body, i: number, localMap: ((l: number) => number) | null): void {
-  const op = body.ops[i]!;
-  b.begin(op);
-  const s = body.immStart[i]!;
-  const e = body.immStart[i + 1]!;
-  const loc = localMap ? LOCAL_WORDS[op] : null;
-  for (let p = s; p < e; p++) b.word(loc && loc.includes(p - s) ? localMap!(body.imm[p]!) : body.imm[p]!);
-}
-
 /** The body of the new function, made from the group's first site. */
 export function foldedBody(m: Module, site: Site, shape: Shape): Body {
   const { region: r, info } = site;
@@ -152,10 +143,7 @@ export function foldedBody(m: Module, site: Site, shape: Shape): Body {
   site.locals.forEach((l, c) => canonOf.set(l, c));
   const map = (l: number) => shape.newIndex[canonOf.get(l)!]!;
   const b = new BodyBuilder(r.end - r.start + shape.params.length + shape.outLocals.length + 4);
-  for (let k = 0; k < shape.stackParams.length; k++) {
-    b.begin(LOCAL_GET);
-    b.word(k);
-  }
+  pushParams(b, shape.stackParams.length);
   const first = body.ops[r.start]!;
   const hasOut = shape.outLocals.length > 0;
   let from = r.start;
@@ -170,7 +158,7 @@ export function foldedBody(m: Module, site: Site, shape: Shape): Body {
     b.begin(BLOCK);
     b.word(r.blockType);
   }
-  for (let i = from; i < to; i++) copyInstr(b, body, i, map);
+  copyRenamed(b, body, from, to, map);
   if (wrap) b.begin(END);
   if (r.tail && r.kind === "construct" && (first === LOOP || first === IF)) {
     // the construct's results need not match the function's: its end is never reached
@@ -178,10 +166,7 @@ export function foldedBody(m: Module, site: Site, shape: Shape): Body {
     const same = sig.results.length === shape.results.length && sig.results.every((t, k) => t === shape.results[k]);
     if (!same) b.begin(UNREACHABLE);
   }
-  for (const c of shape.outLocals) {
-    b.begin(LOCAL_GET);
-    b.word(shape.newIndex[c]!);
-  }
+  pushLocals(b, shape.outLocals.map((c) => shape.newIndex[c]!));
   b.begin(END);
   return b.finish();
 }

@@ -5,8 +5,8 @@
 import { idOf } from "../../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../../ir/body.js";
 import { ensureFuncType } from "../../ir/func-types.js";
-import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Func, Module } from "../../ir/module.js";
+import { copyRange, copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
 import { replaceBody } from "../../extract/trial.js";
 import { newOrigin, type ExtractedCall } from "../merge-map.js";
 import { NORMAL, RET, TRAP, type Candidate } from "./candidates.js";
@@ -22,11 +22,6 @@ const RETURN = idOf("return");
 const UNREACHABLE = idOf("unreachable");
 const END = idOf("end");
 
-function copyInstr(out: BodyBuilder, body: Body, i: number): void {
-  out.begin(body.ops[i]!);
-  for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) out.word(body.imm[p]!);
-}
-
 /** The new function's body, built from the first kept occurrence. */
 function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
   const p = c.occs[k]!;
@@ -36,29 +31,9 @@ function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
   const canonOf = new Map<number, number>();
   for (let ci = 0; ci < c.nc; ci++) canonOf.set(c.xs[k * c.nc + ci]!, ci);
   const b = new BodyBuilder(c.len + c.stackParams + c.resultLocals.length + 2);
-  for (let s = 0; s < c.stackParams; s++) {
-    b.begin(LOCAL_GET);
-    b.word(s);
-  }
-  let n = c.len;
-  if (c.stripReturn) n--;
-  for (let t = 0; t < n; t++) {
-    const i = i0 + t;
-    const op = body.ops[i]!;
-    const lw = LOCAL_WORDS[op];
-    b.begin(op);
-    const s = body.immStart[i]!;
-    for (let q = s; q < body.immStart[i + 1]!; q++) {
-      const w = body.imm[q]!;
-      b.word(lw && lw.includes(q - s) ? c.newIndex[canonOf.get(w)!]! : w);
-    }
-  }
-  if (c.kind === NORMAL) {
-    for (const ci of c.resultLocals) {
-      b.begin(LOCAL_GET);
-      b.word(c.newIndex[ci]!);
-    }
-  }
+  pushParams(b, c.stackParams);
+  copyRenamed(b, body, i0, i0 + (c.stripReturn ? c.len - 1 : c.len), (x) => c.newIndex[canonOf.get(x)!]!);
+  if (c.kind === NORMAL) pushLocals(b, c.resultLocals.map((ci) => c.newIndex[ci]!));
   b.begin(END);
   return b.finish();
 }
@@ -138,14 +113,14 @@ export function applyChosen(m: Module, corpus: Corpus, chosen: readonly Chosen[]
     let i = 0;
     for (const [p, ci, k] of list) {
       const at = p - info.start;
-      for (; i < at; i++) copyInstr(out, body, i);
+      copyRange(out, body, i, at);
       const c = chosen[ci]!.c;
       emitSite(out, c, k, callee[ci]!, opts.tailCalls);
       opts.calls?.push({ host: nImp + info.index, callee: callee[ci]!, tail: c.kind === RET && opts.tailCalls });
       i = at + c.len;
       count++;
     }
-    for (; i < body.count; i++) copyInstr(out, body, i);
+    copyRange(out, body, i, body.count);
     replaceBody(m, info.index, out.finish(), opts.trial);
   }
   return count;

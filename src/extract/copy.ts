@@ -1,0 +1,62 @@
+// Copying instructions from one body into a BodyBuilder: unchanged (the code
+// around a call site), or with every local index renamed (the code moved into
+// a new function). Local indices are found through the opcode table's
+// immediate layout (LOCAL_WORDS), so every local op is covered.
+
+import { idOf } from "../binary/opcodes/index.js";
+import type { Body, BodyBuilder } from "../ir/body.js";
+import { LOCAL_WORDS } from "../ir/imm-layout.js";
+
+const LOCAL_GET = idOf("local.get");
+
+/**
+ * Appends instructions [from, to) of `body` to `b` unchanged. A rebuilt
+ * function is mostly unchanged code: it is copied in bulk while `b` has room
+ * for it, else one instruction at a time (which grows `b`).
+ */
+export function copyRange(b: BodyBuilder, body: Body, from: number, to: number): void {
+  const n = to - from;
+  if (n <= 0) return;
+  if (b.offsets !== null || b.count + n + 1 >= b.ops.length) {
+    for (let i = from; i < to; i++) {
+      b.begin(body.ops[i]!);
+      for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
+    }
+    return;
+  }
+  const s = body.immStart[from]!;
+  const at = b.reserve(body.immStart[to]! - s);
+  b.imm.set(body.imm.subarray(s, body.immStart[to]!), at);
+  b.ops.set(body.ops.subarray(from, to), b.count);
+  const shift = at - s;
+  for (let k = 0; k < n; k++) b.immStart[b.count + k] = body.immStart[from + k]! + shift;
+  b.count += n;
+}
+
+/** Appends instructions [from, to) of `body` to `b`, each local index x written as rename(x). */
+export function copyRenamed(b: BodyBuilder, body: Body, from: number, to: number, rename: (local: number) => number): void {
+  for (let i = from; i < to; i++) {
+    const op = body.ops[i]!;
+    b.begin(op);
+    const s = body.immStart[i]!;
+    const e = body.immStart[i + 1]!;
+    const loc = LOCAL_WORDS[op];
+    for (let p = s; p < e; p++) b.word(loc && loc.includes(p - s) ? rename(body.imm[p]!) : body.imm[p]!);
+  }
+}
+
+/** Appends `local.get x` for each x of `locals`, in order. */
+export function pushLocals(b: BodyBuilder, locals: ArrayLike<number>): void {
+  for (let k = 0; k < locals.length; k++) {
+    b.begin(LOCAL_GET);
+    b.word(locals[k]!);
+  }
+}
+
+/** Appends `local.get 0 … local.get n-1`: a function's first n parameters, in order. */
+export function pushParams(b: BodyBuilder, n: number): void {
+  for (let k = 0; k < n; k++) {
+    b.begin(LOCAL_GET);
+    b.word(k);
+  }
+}
