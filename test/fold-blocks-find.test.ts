@@ -18,12 +18,14 @@ import { BodyBuilder, type Body } from "../src/ir/body.js";
 import { findFuncType, funcTypeCost } from "../src/ir/func-types.js";
 import { LOCAL_WORDS } from "../src/ir/imm-layout.js";
 import type { Module } from "../src/ir/module.js";
-import { functionCost } from "../src/analysis/sizes.js";
-import { applyFolds, sigKey, type Fold } from "../src/passes/fold-blocks/apply.js";
+import { funcEntrySize, functionCostOf } from "../src/analysis/sizes.js";
+import type { ValType } from "../src/ir/types.js";
+import { applyFolds, type Fold } from "../src/passes/fold-blocks/apply.js";
+import { groupLocals } from "../src/extract/new-function.js";
 import { copyRange } from "../src/extract/copy.js";
 import { rangeHash } from "../src/passes/fold-blocks/canon.js";
 import { chooseFolds, findGroups, regionBytes, RegionCache, type FindOptions } from "../src/passes/fold-blocks/find.js";
-import { callBytes, foldedBody, newFunc, readsOf, shapeOf, type FuncInfo, type Group, type Site } from "../src/passes/fold-blocks/plan.js";
+import { callBytes, foldedBody, readsOf, shapeOf, type FuncInfo, type Group, type Site } from "../src/passes/fold-blocks/plan.js";
 import type { Region } from "../src/passes/fold-blocks/regions.js";
 import { RegionBuckets } from "../src/passes/fold-blocks/buckets.js";
 
@@ -98,6 +100,8 @@ function offsets(body: Body): Uint32Array {
   return off;
 }
 
+const sigKey = (params: readonly ValType[], results: readonly ValType[]) => `${params.join(",")}>${results.join(",")}`;
+
 /** Greedy choice with every candidate evaluated from scratch (shape, body, type and sizes). */
 function refChoose(m: Module, groups: Group[], o: FindOptions): string[] {
   const base = m.numImportedFuncs + m.functions.length;
@@ -108,7 +112,7 @@ function refChoose(m: Module, groups: Group[], o: FindOptions): string[] {
     const body = foldedBody(m, sites[0]!, shape);
     const existing = findFuncType(m, shape.params, shape.results);
     const typeIndex = existing >= 0 ? existing : m.types.length + newTypes.size;
-    let cost = functionCost(newFunc(typeIndex, body, shape));
+    let cost = functionCostOf(typeIndex, funcEntrySize(groupLocals(shape.internal), body));
     if (existing < 0 && !newTypes.has(sigKey(shape.params, shape.results))) cost += funcTypeCost(shape.params, shape.results);
     if (m.names) cost += u32Size(callee) + 1 + "folded_block$".length + 2;
     let removed = 0;

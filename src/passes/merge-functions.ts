@@ -13,17 +13,18 @@ import { bodyOf } from "../binary/reader.js";
 import { idOf } from "../binary/opcodes/index.js";
 import { CALL, groupBy, isParamOp, shapeEqual, shapeHash, type ShapeMode } from "../analysis/func-shape.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
-import type { Func, Module } from "../ir/module.js";
+import type { Module } from "../ir/module.js";
 import { FUNCREF, I32, I64, F32, F64, type ValType } from "../ir/types.js";
 import type { HotCode, Pass, PassContext, PassResult } from "./pass.js";
 import { thunkBody, type ThunkArg } from "./thunk.js";
+import { addFunction, newFunctionBytes, type NewFunction } from "../extract/new-function.js";
 import { copyRenamed } from "../extract/copy.js";
 import { replaceBody, trialCopy } from "../extract/trial.js";
-import { functionCost } from "../analysis/sizes.js";
+import { funcEntrySize, functionCost } from "../analysis/sizes.js";
 import { mayIntroduce } from "./features.js";
-import { funcLabel, newOrigin, type MergeMapEntry } from "./merge-map.js";
+import { funcLabel, type MergeMapEntry } from "./merge-map.js";
 import { printInstruction } from "../binary/printer.js";
-import { ensureFuncType, findFuncType, funcTypeCost, funcTypeTable } from "../ir/func-types.js";
+import { findFuncType, funcTypeCost, funcTypeTable } from "../ir/func-types.js";
 import { writeModule } from "../binary/writer.js";
 import type { SizeJudge } from "../size-target.js";
 
@@ -129,9 +130,8 @@ interface Plan {
 /** A plan made concrete against the current module: exact bytes and what to add. */
 interface Rewrite {
   plan: Plan;
-  mergedType: number; // -1: add a new type
-  mergedParams: ValType[];
-  merged: Func;
+  /** The merged function (its type: params -> plan.results). */
+  merged: NewFunction;
   thunks: Body[];
   newSlots: Map<number, number>;
 }
@@ -152,10 +152,7 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
     table.nextSlot -= batch.reduce((n, r) => n + r.newSlots.size, 0);
   };
   const apply = (batch: Rewrite[]): void => {
-    for (const r of batch) {
-      applyRewrite(m, r, false);
-      record(m, r, stats);
-    }
+    for (const r of batch) record(m, r, applyRewrite(m, r, false), stats);
   };
   /** Is the module with `batch` better under the judge than without it? */
   const judged = (batch: Rewrite[]): boolean => {
@@ -327,21 +324,19 @@ function concretize(m: Module, table: CalleeTable | null, plan: Plan, payOverhea
   if (repType.kind !== "func") return null;
   const mergedParams = [...repType.params, ...params.map((p) => p.type)];
   const mergedType = findFuncType(m, mergedParams, plan.results);
-  const newTypeBytes = mergedType < 0 ? funcTypeCost(mergedParams, plan.results) : 0;
   const mergedIndex = m.numImportedFuncs + mergedPos;
-  const merged: Func = {
-    typeIndex: mergedType < 0 ? m.types.length : mergedType,
-    locals: rep.locals.map((l) => ({ ...l })),
-    localCount: rep.localCount,
-    raw: null,
-    rawOffset: 0,
-    codeOffset: 0,
+  const merged: NewFunction = {
+    params: mergedParams,
+    results: plan.results,
+    locals: rep.locals,
     body: buildMergedBody(plan.body, plan.paramOf, params, nParams, params.map((p) => p.calleeType), table?.index ?? 0),
-    dirty: true,
-    origin: 0,
   };
+  // a new type is paid for by every merge that needs it (not planned across merges)
+  const mergedBytes = mergedType < 0
+    ? newFunctionBytes(m.types.length, funcTypeCost(mergedParams, plan.results), funcEntrySize(merged.locals, merged.body), 0)
+    : newFunctionBytes(mergedType, 0, funcEntrySize(merged.locals, merged.body), 0);
   let before = 0;
-  let after = functionCost(merged) + newTypeBytes + slotBytes;
+  let after = mergedBytes + slotBytes;
   const thunks: Body[] = [];
   plan.members.forEach((fi, k) => {
     const f = m.functions[fi]!;
@@ -356,19 +351,14 @@ function concretize(m: Module, table: CalleeTable | null, plan: Plan, payOverhea
     for (const [f, slot] of newSlots) table.added.set(f, slot);
     table.nextSlot += newSlots.size;
   }
-  return { plan, mergedType, mergedParams, merged, thunks, newSlots };
+  return { plan, merged, thunks, newSlots };
 }
 
-/** Applies a rewrite to `m`: the real module, or a trial clone whose member functions are replaced by copies rather than changed. */
-function applyRewrite(m: Module, r: Rewrite, trial: boolean): void {
-  const typeIndex = r.mergedType >= 0 ? r.mergedType : ensureFuncType(m, r.mergedParams, r.plan.results);
-  if (trial) m.functions.push({ ...r.merged, typeIndex });
-  else {
-    r.merged.typeIndex = typeIndex;
-    r.merged.origin = newOrigin(m);
-    m.functions.push(r.merged);
-  }
+/** Applies a rewrite to `m`: the real module, or a trial copy (see extract/trial.ts). Returns the merged function's index. */
+function applyRewrite(m: Module, r: Rewrite, trial: boolean): number {
+  const index = addFunction(m, r.merged, { trial }); // named by record()
   r.plan.members.forEach((fi, k) => replaceBody(m, fi, r.thunks[k]!, trial, []));
+  return index;
 }
 
 function cloneTable(t: CalleeTable): CalleeTable {
@@ -376,11 +366,10 @@ function cloneTable(t: CalleeTable): CalleeTable {
 }
 
 /** Names, merge-map entries and counters for a rewrite that was taken. */
-function record(m: Module, r: Rewrite, stats: MergeStats): void {
+function record(m: Module, r: Rewrite, mergedIndex: number, stats: MergeStats): void {
   const nImp = m.numImportedFuncs;
   const g = r.plan.members;
   const nParams = r.plan.nParams;
-  const mergedIndex = nImp + m.functions.indexOf(r.merged);
   const repName = m.names?.functions.get(nImp + g[0]!);
   if (m.names) {
     m.names.functions.set(mergedIndex, `merged[${g.length}]$${repName ?? `f${nImp + g[0]!}`}`);

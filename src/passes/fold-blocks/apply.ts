@@ -3,13 +3,12 @@
 // were found. Works on the real module or on a trial copy (for the judge).
 
 import { BodyBuilder, type Body } from "../../ir/body.js";
-import { ensureFuncType } from "../../ir/func-types.js";
 import type { Module } from "../../ir/module.js";
-import type { ValType } from "../../ir/types.js";
+import { addFunction, groupLocals } from "../../extract/new-function.js";
 import { copyRange } from "../../extract/copy.js";
 import { replaceBody } from "../../extract/trial.js";
-import { newOrigin, type ExtractedCall } from "../merge-map.js";
-import { emitCall, newFunc, type FoldOptions, type Shape, type Site } from "./plan.js";
+import type { ExtractedCall } from "../merge-map.js";
+import { emitCall, type FoldOptions, type Shape, type Site } from "./plan.js";
 
 export interface Fold {
   sites: Site[];
@@ -31,16 +30,10 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
   const indices: number[] = [];
   const bySite = new Map<number, { site: Site; shape: Shape; callee: number }[]>();
   for (const fold of folds) {
-    const callee = nImp + m.functions.length;
-    const typeIndex = ensureFuncType(m, fold.shape.params, fold.shape.results);
-    const f = newFunc(typeIndex, fold.body, fold.shape);
-    if (!trial) f.origin = newOrigin(m);
-    m.functions.push(f);
+    const { params, results } = fold.shape;
+    const nf = { params, results, locals: groupLocals(fold.shape.internal), body: fold.body };
+    const callee = addFunction(m, nf, { trial, name: `folded_block$${counter++}` });
     indices.push(callee);
-    if (!trial && m.names) {
-      m.names.functions.set(callee, `folded_block$${counter++}`);
-      m.names.dirty = true;
-    }
     for (const site of fold.sites) {
       let list = bySite.get(site.info.pos);
       if (!list) bySite.set(site.info.pos, (list = []));
@@ -62,9 +55,4 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
     replaceBody(m, pos, b.finish(), trial);
   }
   return indices;
-}
-
-/** Signature key of a function type, for counting types a set of folds would add. */
-export function sigKey(params: readonly ValType[], results: readonly ValType[]): string {
-  return `${params.join(",")}>${results.join(",")}`;
 }

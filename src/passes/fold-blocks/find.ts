@@ -5,12 +5,12 @@
 import { u32Size } from "../../binary/bytes.js";
 import { functionCostOf, rangeSize } from "../../analysis/sizes.js";
 import { bodyOf } from "../../binary/reader.js";
-import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
+import { nameEntryBytes, SignaturePlan } from "../../extract/new-function.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import type { HotCode } from "../pass.js";
-import { sigKey, type Fold } from "./apply.js";
+import type { Fold } from "./apply.js";
 import { RegionBuckets } from "./buckets.js";
 import { canonical, prefixHashes, rangeHash, WordBuffer, type Canonical } from "./canon.js";
 import { callBytes, foldedBody, newBodyBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Shape, type Site } from "./plan.js";
@@ -155,35 +155,24 @@ interface Plan {
   body: Body;
   /** Bytes of the new function's body entry (locals and instructions). */
   bodyBytes: number;
-  /** An existing type with the new function's signature, or -1. */
-  existing: number;
-  sig: string;
   /** Bytes of the regions the calls replace. */
   removed: number;
 }
 
-/** Per signature: an existing type index or -1 (the types do not change while folds are chosen). */
-type TypeIndex = Map<string, number>;
-
-function planOf(m: Module, g: Group, sites: Site[], o: FindOptions, types: TypeIndex): Plan | null {
+function planOf(m: Module, g: Group, sites: Site[], o: FindOptions): Plan | null {
   const shape = shapeOf(m, g, sites, o);
   if (!shape) return null;
   const body = foldedBody(m, sites[0]!, shape);
-  const sig = sigKey(shape.params, shape.results);
-  let existing = types.get(sig);
-  if (existing === undefined) types.set(sig, (existing = findFuncType(m, shape.params, shape.results)));
   let removed = 0;
   for (const s of sites) removed += regionBytes(s);
-  return { sites, shape, body, bodyBytes: newBodyBytes(body, shape), existing, sig, removed };
+  return { sites, shape, body, bodyBytes: newBodyBytes(body, shape), removed };
 }
 
 /** Exact raw balance of a plan with the new function at index `callee`. */
-function evaluate(m: Module, p: Plan, o: FindOptions, callee: number, newTypes: Set<string>): Fold | null {
+function evaluate(m: Module, p: Plan, o: FindOptions, callee: number, sigs: SignaturePlan): Fold | null {
   const { sites, shape } = p;
-  const typeIndex = p.existing >= 0 ? p.existing : m.types.length + newTypes.size;
-  let cost = functionCostOf(typeIndex, p.bodyBytes);
-  if (p.existing < 0 && !newTypes.has(p.sig)) cost += funcTypeCost(shape.params, shape.results);
-  if (m.names) cost += u32Size(callee) + 1 + "folded_block$".length + 2;
+  // names are folded_block$N; two digits assumed
+  let cost = sigs.functionBytes(shape.params, shape.results, p.bodyBytes, m.names ? nameEntryBytes(callee, "folded_block$".length + 2) : 0);
   for (const s of sites) cost += callBytes(s, shape, callee, o);
   if (p.removed / sites.length < o.minRegionBytes) return null;
   const benefit = p.removed - cost;
@@ -195,12 +184,11 @@ export function chooseFolds(m: Module, groups: Group[], o: FindOptions): Fold[] 
   const base = m.numImportedFuncs + m.functions.length;
   // an upper bound on the new functions' indices makes every estimate safe
   const lastIndex = base + groups.length;
-  const newTypes = new Set<string>();
-  const types: TypeIndex = new Map();
+  const sigs = new SignaturePlan(m);
   const first: { g: Group; plan: Plan; benefit: number }[] = [];
   for (const g of groups) {
-    const plan = planOf(m, g, g.sites, o, types);
-    const f = plan && evaluate(m, plan, o, lastIndex, newTypes);
+    const plan = planOf(m, g, g.sites, o);
+    const f = plan && evaluate(m, plan, o, lastIndex, sigs);
     if (f) first.push({ g, plan: plan!, benefit: f.benefit });
   }
   first.sort((a, b) => b.benefit - a.benefit);
@@ -216,11 +204,11 @@ export function chooseFolds(m: Module, groups: Group[], o: FindOptions): Fold[] 
     const sites = g.sites.filter(free);
     if (sites.length < 2) continue;
     // with every site still free the plan stands; only the indices moved
-    const p = sites.length === g.sites.length ? plan : planOf(m, g, sites, o, types);
-    const f = p && evaluate(m, p, o, base + chosen.length, newTypes);
+    const p = sites.length === g.sites.length ? plan : planOf(m, g, sites, o);
+    const f = p && evaluate(m, p, o, base + chosen.length, sigs);
     if (!f) continue;
     chosen.push(f);
-    newTypes.add(sigKey(f.shape.params, f.shape.results));
+    sigs.plan(f.shape.params, f.shape.results);
     for (const s of sites) {
       let marks = claimed.get(s.info.pos);
       if (!marks) claimed.set(s.info.pos, (marks = new Uint8Array(s.info.body.count)));

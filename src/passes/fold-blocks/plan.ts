@@ -4,6 +4,7 @@
 import { u32Size } from "../../binary/bytes.js";
 import { idOf } from "../../binary/opcodes/index.js";
 import { BLOCK_EMPTY, BodyBuilder, type Body } from "../../ir/body.js";
+import { groupLocals } from "../../extract/new-function.js";
 import { copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
@@ -201,18 +202,7 @@ export function callBytes(site: Site, shape: Shape, callee: number, o: FoldOptio
   return n;
 }
 
-/** A new function with this body and shape (type index filled in by the caller). */
-export function newFunc(typeIndex: number, body: Body, shape: Shape): Func {
-  const locals: Func["locals"] = [];
-  for (const t of shape.internal) {
-    const last = locals[locals.length - 1];
-    if (last && last.type === t) last.count++;
-    else locals.push({ count: 1, type: t });
-  }
-  return { typeIndex, locals, localCount: shape.internal.length, raw: null, rawOffset: 0, codeOffset: 0, body, dirty: true, origin: 0 };
-}
-
 /** Bytes of the new function's body entry (locals and instructions; its type index plays no part). */
 export function newBodyBytes(body: Body, shape: Shape): number {
-  return funcEntrySize(newFunc(0, body, shape).locals, body);
+  return funcEntrySize(groupLocals(shape.internal), body);
 }

@@ -12,7 +12,6 @@
 import { u32Size } from "../../binary/bytes.js";
 import { idOf } from "../../binary/opcodes/index.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
-import { findFuncType, funcTypeCost } from "../../ir/func-types.js";
 import type { Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
 import { EXTERNREF, FUNCREF, heapOf, isNullable, isNumeric, isRef, type ValType } from "../../ir/types.js";
@@ -20,7 +19,8 @@ import { KIND_FUNC } from "../../analysis/typecontext.js";
 import type { ModuleEnv } from "../../analysis/module-env.js";
 import { CodeValidator } from "../../analysis/validate-code.js";
 import { liveness, type Corpus } from "./corpus.js";
-import { functionCostOf, instrSize, localDeclsSize } from "../../analysis/sizes.js";
+import { instrSize, localDeclsSize } from "../../analysis/sizes.js";
+import type { SignaturePlan } from "../../extract/new-function.js";
 
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
@@ -92,8 +92,8 @@ export interface EvalContext {
   tailCalls: boolean;
   /** Bytes a name-section entry for a new function costs (0 without a name section). */
   nameCost: (funcIndex: number) => number;
-  /** New function types planned but not yet in the module, by key. */
-  plannedTypes: Set<string>;
+  /** Signatures of the new functions chosen so far in this round. */
+  signatures: SignaturePlan;
   /** Index the next new function will get. */
   nextFunc: number;
 }
@@ -109,19 +109,9 @@ function resultType(ctx: EvalContext, t: ValType): ValType {
   return h >= 0 && ctx.env.ctx.kind[h] === KIND_FUNC ? FUNCREF : t;
 }
 
-export function typeKey(params: readonly ValType[], results: readonly ValType[]): string {
-  return `${params.join(",")}>${results.join(",")}`;
-}
-
-/** Bytes of the new function outside its body entry: type (if new), function-section entry, size prefix, name. */
+/** Bytes of the new function: type (if new), function-section entry, code entry with size prefix, name. */
 export function functionOverhead(ctx: EvalContext, c: Candidate, funcIndex: number): number {
-  let typeIndex = findFuncType(ctx.m, c.params, c.results);
-  let typeBytes = 0;
-  if (typeIndex < 0) {
-    typeIndex = ctx.m.types.length + ctx.plannedTypes.size;
-    if (!ctx.plannedTypes.has(typeKey(c.params, c.results))) typeBytes = funcTypeCost(c.params, c.results);
-  }
-  return typeBytes + functionCostOf(typeIndex, c.bodyBytes) + ctx.nameCost(funcIndex);
+  return ctx.signatures.functionBytes(c.params, c.results, c.bodyBytes, ctx.nameCost(funcIndex));
 }
 
 /**

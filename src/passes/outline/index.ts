@@ -7,10 +7,10 @@
 // until nothing pays. Under a compressed size target the raw-paying choice
 // of each round is judged on the whole module and bisected when refused.
 
-import { u32Size } from "../../binary/bytes.js";
 import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import { moduleEnv } from "../../analysis/module-env.js";
+import { nameEntryBytes, SignaturePlan } from "../../extract/new-function.js";
 import { trialCopy } from "../../extract/trial.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
@@ -82,8 +82,8 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
       typedFuncRefs,
       multiValue,
       tailCalls,
-      nameCost: m.names ? (i) => u32Size(i) + 1 + `outlined$${stats.functions + 999}`.length : () => 0,
-      plannedTypes: new Set(),
+      nameCost: m.names ? (i) => nameEntryBytes(i, `outlined$${stats.functions + 999}`.length) : () => 0,
+      signatures: new SignaturePlan(m),
       nextFunc: m.numImportedFuncs + m.functions.length,
     };
     const cands = findCandidates(ctx);

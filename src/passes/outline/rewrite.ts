@@ -4,11 +4,11 @@
 
 import { idOf } from "../../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../../ir/body.js";
-import { ensureFuncType } from "../../ir/func-types.js";
-import type { Func, Module } from "../../ir/module.js";
+import type { Module } from "../../ir/module.js";
 import { copyRange, copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
+import { addFunction } from "../../extract/new-function.js";
 import { replaceBody } from "../../extract/trial.js";
-import { newOrigin, type ExtractedCall } from "../merge-map.js";
+import { type ExtractedCall } from "../merge-map.js";
 import { NORMAL, RET, TRAP, type Candidate } from "./candidates.js";
 import type { Corpus } from "./corpus.js";
 import type { Chosen } from "./select.js";
@@ -84,25 +84,8 @@ export function applyChosen(m: Module, corpus: Corpus, chosen: readonly Chosen[]
   const callee: number[] = [];
   chosen.forEach((ch, ci) => {
     const c = ch.c;
-    const typeIndex = ensureFuncType(m, c.params, c.results);
-    const f: Func = {
-      typeIndex,
-      locals: c.locals.map((l) => ({ ...l })),
-      localCount: c.locals.reduce((s, l) => s + l.count, 0),
-      raw: null,
-      rawOffset: 0,
-      codeOffset: 0,
-      body: calleeBody(corpus, c, ch.keep[0]!),
-      dirty: true,
-      origin: opts.trial ? -1 : newOrigin(m),
-    };
-    const index = nImp + m.functions.length;
-    m.functions.push(f);
-    callee[ci] = index;
-    if (!opts.trial && m.names) {
-      m.names.functions.set(index, `outlined$${opts.firstName + ci}`);
-      m.names.dirty = true;
-    }
+    const nf = { params: c.params, results: c.results, locals: c.locals, body: calleeBody(corpus, c, ch.keep[0]!) };
+    callee[ci] = addFunction(m, nf, { trial: opts.trial, name: `outlined$${opts.firstName + ci}` });
   });
   let count = 0;
   for (const [fi, list] of sites) {

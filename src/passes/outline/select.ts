@@ -3,8 +3,7 @@
 // dropped) and taken only if it still beats every other candidate's last
 // known benefit; otherwise it goes back into the queue (lazy greedy).
 
-import { benefitOf, typeKey, type Candidate, type EvalContext } from "./candidates.js";
-import { findFuncType } from "../../ir/func-types.js";
+import { benefitOf, type Candidate, type EvalContext } from "./candidates.js";
 
 export interface Chosen {
   c: Candidate;
@@ -80,7 +79,7 @@ export function selectCandidates(ctx: EvalContext, cands: Candidate[], positions
     for (const k of keep) taken.fill(1, c.occs[k]!, c.occs[k]! + c.len);
     out.push({ c, keep });
     ctx.nextFunc++;
-    if (findFuncType(ctx.m, c.params, c.results) < 0) ctx.plannedTypes.add(typeKey(c.params, c.results));
+    if (ctx.signatures.find(c.params, c.results) < 0) ctx.signatures.plan(c.params, c.results);
   }
   return out;
 }
