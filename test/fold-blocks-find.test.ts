@@ -23,9 +23,10 @@ import type { ValType } from "../src/ir/types.js";
 import { applyFolds, type Fold } from "../src/passes/fold-blocks/apply.js";
 import { groupLocals } from "../src/extract/new-function.js";
 import { copyRange } from "../src/extract/copy.js";
+import { callSiteBytes } from "../src/extract/call-site.js";
 import { rangeHash } from "../src/passes/fold-blocks/canon.js";
 import { chooseFolds, findGroups, regionBytes, RegionCache, type FindOptions } from "../src/passes/fold-blocks/find.js";
-import { callBytes, foldedBody, readsOf, shapeOf, type FuncInfo, type Group, type Site } from "../src/passes/fold-blocks/plan.js";
+import { callSiteOf, foldedBody, readsOf, shapeOf, type FuncInfo, type Group, type Site } from "../src/passes/fold-blocks/plan.js";
 import type { Region } from "../src/passes/fold-blocks/regions.js";
 import { RegionBuckets } from "../src/passes/fold-blocks/buckets.js";
 
@@ -119,7 +120,7 @@ function refChoose(m: Module, groups: Group[], o: FindOptions): string[] {
     for (const s of sites) {
       const off = offsets(s.info.body);
       removed += off[s.region.end]! - off[s.region.start]!;
-      cost += callBytes(s, shape, callee, o);
+      cost += callSiteBytes(callSiteOf(s, shape, callee), o.tailCall);
     }
     if (removed / sites.length < o.minRegionBytes) return null;
     return removed - cost >= o.minBenefit ? removed - cost : null;

@@ -4,11 +4,12 @@
 
 import { BodyBuilder, type Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
+import { emitCallSite, isTailCall } from "../../extract/call-site.js";
 import { addFunction, groupLocals } from "../../extract/new-function.js";
 import { copyRange } from "../../extract/copy.js";
 import { replaceBody } from "../../extract/trial.js";
 import type { ExtractedCall } from "../merge-map.js";
-import { emitCall, type FoldOptions, type Shape, type Site } from "./plan.js";
+import { callSiteOf, type FoldOptions, type Shape, type Site } from "./plan.js";
 
 export interface Fold {
   sites: Site[];
@@ -47,8 +48,9 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
     let i = 0;
     for (const { site, shape, callee } of list) {
       copyRange(b, body, i, site.region.start);
-      emitCall(b, site, shape, callee, o);
-      calls?.push({ host: nImp + pos, callee, tail: shape.tail === "return" && o.tailCall });
+      const call = callSiteOf(site, shape, callee);
+      emitCallSite(b, call, o.tailCall);
+      calls?.push({ host: nImp + pos, callee, tail: isTailCall(call, o.tailCall) });
       i = site.region.end;
     }
     copyRange(b, body, i, body.count);

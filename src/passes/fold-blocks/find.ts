@@ -2,9 +2,9 @@
 // to fold: exact byte balance per group, greedy by benefit, and a region
 // inside (or around) one already folded is no longer available.
 
-import { u32Size } from "../../binary/bytes.js";
-import { functionCostOf, rangeSize } from "../../analysis/sizes.js";
+import { rangeSize } from "../../analysis/sizes.js";
 import { bodyOf } from "../../binary/reader.js";
+import { callSiteBytes } from "../../extract/call-site.js";
 import { nameEntryBytes, SignaturePlan } from "../../extract/new-function.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
@@ -13,7 +13,7 @@ import type { HotCode } from "../pass.js";
 import type { Fold } from "./apply.js";
 import { RegionBuckets } from "./buckets.js";
 import { canonical, prefixHashes, rangeHash, WordBuffer, type Canonical } from "./canon.js";
-import { callBytes, foldedBody, newBodyBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Shape, type Site } from "./plan.js";
+import { callSiteOf, foldedBody, newBodyBytes, shapeOf, type FoldOptions, type FuncInfo, type Group, type Shape, type Site } from "./plan.js";
 import { findRegions, type Region } from "./regions.js";
 
 /** Regions shorter than this many instructions never pay for a call. */
@@ -173,7 +173,7 @@ function evaluate(m: Module, p: Plan, o: FindOptions, callee: number, sigs: Sign
   const { sites, shape } = p;
   // names are folded_block$N; two digits assumed
   let cost = sigs.functionBytes(shape.params, shape.results, p.bodyBytes, m.names ? nameEntryBytes(callee, "folded_block$".length + 2) : 0);
-  for (const s of sites) cost += callBytes(s, shape, callee, o);
+  for (const s of sites) cost += callSiteBytes(callSiteOf(s, shape, callee), o.tailCall);
   if (p.removed / sites.length < o.minRegionBytes) return null;
   const benefit = p.removed - cost;
   return benefit >= o.minBenefit ? { sites, shape, body: p.body, benefit } : null;

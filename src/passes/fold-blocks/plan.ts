@@ -1,9 +1,9 @@
 // One folding: a group of identical regions, the function that replaces
 // them, the call sequence at each site, and its exact byte balance.
 
-import { u32Size } from "../../binary/bytes.js";
 import { idOf } from "../../binary/opcodes/index.js";
 import { BLOCK_EMPTY, BodyBuilder, type Body } from "../../ir/body.js";
+import type { CallSite } from "../../extract/call-site.js";
 import { groupLocals } from "../../extract/new-function.js";
 import { copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
 import type { Func, Module } from "../../ir/module.js";
@@ -14,10 +14,6 @@ import type { LocalUse } from "./canon.js";
 import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
 
 const LOCAL_GET = idOf("local.get");
-const LOCAL_SET = idOf("local.set");
-const CALL = idOf("call");
-const RETURN_CALL = idOf("return_call");
-const RETURN = idOf("return");
 const UNREACHABLE = idOf("unreachable");
 const I32 = 0x7f;
 
@@ -172,34 +168,14 @@ export function foldedBody(m: Module, site: Site, shape: Shape): Body {
   return b.finish();
 }
 
-/** Writes the call sequence that replaces `site` (the stack arguments are already pushed). */
-export function emitCall(b: BodyBuilder, site: Site, shape: Shape, callee: number, o: FoldOptions): void {
-  for (const c of shape.paramLocals) {
-    b.begin(LOCAL_GET);
-    b.word(site.locals[c]!);
-  }
-  if (shape.tail === "return" && o.tailCall) {
-    b.begin(RETURN_CALL);
-    b.word(callee);
-    return;
-  }
-  b.begin(CALL);
-  b.word(callee);
-  if (shape.tail === "return") b.begin(RETURN);
-  else if (shape.tail === "trap") b.begin(UNREACHABLE);
-  for (let k = shape.outLocals.length - 1; k >= 0; k--) {
-    b.begin(LOCAL_SET);
-    b.word(site.locals[shape.outLocals[k]!]!);
-  }
-}
-
-/** Bytes of the call sequence at `site`. */
-export function callBytes(site: Site, shape: Shape, callee: number, o: FoldOptions): number {
-  let n = 1 + u32Size(callee);
-  for (const c of shape.paramLocals) n += 1 + u32Size(site.locals[c]!);
-  if (shape.tail !== "none" && !(shape.tail === "return" && o.tailCall)) n += 1;
-  for (const c of shape.outLocals) n += 1 + u32Size(site.locals[c]!);
-  return n;
+/** The call site that replaces `site` (see extract/call-site.ts; the region's stack operands are already pushed). */
+export function callSiteOf(site: Site, shape: Shape, callee: number): CallSite {
+  return {
+    callee,
+    args: shape.paramLocals.map((c) => site.locals[c]!),
+    stores: shape.outLocals.map((c) => site.locals[c]!),
+    exit: shape.tail,
+  };
 }
 
 /** Bytes of the new function's body entry (locals and instructions; its type index plays no part). */

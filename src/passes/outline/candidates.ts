@@ -21,6 +21,7 @@ import { CodeValidator } from "../../analysis/validate-code.js";
 import { liveness, type Corpus } from "./corpus.js";
 import { instrSize, localDeclsSize } from "../../analysis/sizes.js";
 import type { SignaturePlan } from "../../extract/new-function.js";
+import { exitBytes, localOpBytes, marshalBytes, type Exit } from "../../extract/call-site.js";
 
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
@@ -32,6 +33,8 @@ export const NORMAL = 0;
 export const RET = 1;
 /** Ends in `unreachable` at its top level: the call is followed by `unreachable`. */
 export const TRAP = 2;
+/** How a call site of each kind leaves (see extract/call-site.ts). */
+export const EXIT: readonly Exit[] = ["none", "return", "trap"];
 
 /** Longest sequence considered, in instructions. */
 const MAX_LEN = 2000;
@@ -212,14 +215,6 @@ export class Evaluator {
   }
 
   /**
-   * Bytes a call site of this kind needs after the call: a `return` when a
-   * returning tail cannot be a return_call, an `unreachable` after a trap.
-   */
-  private siteExtra(kind: number): number {
-    return (kind === RET && !this.ctx.tailCalls ? 1 : 0) + (kind === TRAP ? 1 : 0);
-  }
-
-  /**
    * The least the new function can cost: a copy of `copyBytes` bytes with
    * 1-byte local indices (`shrink` less), the stack-param pushes, its `end`
    * unless a final return is stripped, local-decl count, size prefix, type
@@ -375,7 +370,7 @@ export class Evaluator {
         localOps++;
         shrink += u32Size(b0.imm[b0.immStart[i0 + t]! + lw[0]!]!) - 1;
       }
-      const extra = this.siteExtra(kind);
+      const extra = exitBytes(EXIT[kind]!, this.ctx.tailCalls);
       let ub = -this.minFuncBytes(firstBytes, shrink, S, stripReturn);
       for (let k = 0; k < nOcc; k++) ub += Math.max(0, bytes[k]! - call - extra - param);
       if (ub <= 0) return;
@@ -549,7 +544,7 @@ export class Evaluator {
     const nc = this.localRoles(info.body, p - info.start, len);
     let np = 0;
     for (let c = 0; c < nc; c++) if (this.read[c] && !this.definedFirst[c]) np++;
-    this.sumSites(lo, hi, call + 2 * np, this.siteExtra(kind));
+    this.sumSites(lo, hi, call + 2 * np, exitBytes(EXIT[kind]!, this.ctx.tailCalls));
     const sums = this.sums;
     if (sums[0]! - sums[2]! <= Math.max(0, this.floor)) return false;
     return sums[1]! - this.minFuncBytes(bytes[members[lo]!]!, this.shrink, S, stripReturn) > 0;
@@ -643,12 +638,12 @@ export class Evaluator {
     for (let j = 0; j < nOcc; j++) {
       sites += bytes[j]! - call;
       const xo = j * stride;
-      for (let c = 0; c < nc; c++) if (read[c] && !definedFirst[c]) sites -= 1 + u32Size(xsAll[xo + c]!);
+      for (let c = 0; c < nc; c++) if (read[c] && !definedFirst[c]) sites -= localOpBytes(xsAll[xo + c]!);
     }
     if (sites - Math.max(0, repBytes - 2 * nLocalOps) <= Math.max(0, this.floor)) return null;
     // the same with the function's least cost (see evaluateLength) instead of the rough one
     {
-      if (sites - nOcc * this.siteExtra(kind) - this.minFuncBytes(repBytes, shrink, stackParams.length, stripReturn) <= 0) return null;
+      if (sites - nOcc * exitBytes(EXIT[kind]!, ctx.tailCalls) - this.minFuncBytes(repBytes, shrink, stackParams.length, stripReturn) <= 0) return null;
     }
     const occs = new Int32Array(nOcc);
     const xs = new Int32Array(nOcc * nc);
@@ -729,13 +724,14 @@ export class Evaluator {
     for (const c of resultLocals) code += 1 + u32Size(newIndex[c]!);
     code += 1;
 
+    // per occurrence: bytes removed minus its call site (the callee index is added per function index)
     const gain = new Int32Array(nOcc);
+    const args = new Int32Array(paramLocals.length);
+    const stores = new Int32Array(nr);
     for (let j = 0; j < nOcc; j++) {
-      let site = 1; // call opcode (the index is added per function index)
-      for (const c of paramLocals) site += 1 + u32Size(xs[j * nc + c]!);
-      for (let r = 0; r < nr; r++) site += live[j * nr + r] ? 1 + u32Size(xs[j * nc + resultLocals[r]!]!) : 1;
-      site += this.siteExtra(kind);
-      gain[j] = bytes[j]! - site;
+      for (let k = 0; k < paramLocals.length; k++) args[k] = xs[j * nc + paramLocals[k]!]!;
+      for (let r = 0; r < nr; r++) stores[r] = live[j * nr + r] ? xs[j * nc + resultLocals[r]!]! : -1;
+      gain[j] = bytes[j]! - marshalBytes(args, stores, EXIT[kind]!, ctx.tailCalls);
     }
     const c: Candidate = {
       len,

@@ -1,25 +1,19 @@
 // Applies chosen candidates: one new function per candidate, and each
-// occurrence replaced by its call site (local.get per parameter local, call,
-// local.set or drop per result local).
+// occurrence replaced by its call site (extract/call-site.ts: local.get per
+// parameter local, call, local.set or drop per result local).
 
 import { idOf } from "../../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
 import { copyRange, copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
+import { emitCallSite, isTailCall, type CallSite } from "../../extract/call-site.js";
 import { addFunction } from "../../extract/new-function.js";
 import { replaceBody } from "../../extract/trial.js";
 import { type ExtractedCall } from "../merge-map.js";
-import { NORMAL, RET, TRAP, type Candidate } from "./candidates.js";
+import { EXIT, NORMAL, type Candidate } from "./candidates.js";
 import type { Corpus } from "./corpus.js";
 import type { Chosen } from "./select.js";
 
-const LOCAL_GET = idOf("local.get");
-const LOCAL_SET = idOf("local.set");
-const DROP = idOf("drop");
-const CALL = idOf("call");
-const RETURN_CALL = idOf("return_call");
-const RETURN = idOf("return");
-const UNREACHABLE = idOf("unreachable");
 const END = idOf("end");
 
 /** The new function's body, built from the first kept occurrence. */
@@ -38,23 +32,16 @@ function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
   return b.finish();
 }
 
-function emitSite(out: BodyBuilder, c: Candidate, k: number, callee: number, tailCalls: boolean): void {
+/** The call site that replaces occurrence k of `c`. */
+function siteOf(c: Candidate, k: number, callee: number): CallSite {
   const xs = c.xs.subarray(k * c.nc, (k + 1) * c.nc);
-  for (const ci of c.paramLocals) {
-    out.begin(LOCAL_GET);
-    out.word(xs[ci]!);
-  }
-  out.begin(c.kind === RET && tailCalls ? RETURN_CALL : CALL);
-  out.word(callee);
   const nr = c.resultLocals.length;
-  for (let r = nr - 1; r >= 0; r--) {
-    if (c.live[k * nr + r]) {
-      out.begin(LOCAL_SET);
-      out.word(xs[c.resultLocals[r]!]!);
-    } else out.begin(DROP);
-  }
-  if (c.kind === RET && !tailCalls) out.begin(RETURN);
-  if (c.kind === TRAP) out.begin(UNREACHABLE);
+  return {
+    callee,
+    args: c.paramLocals.map((ci) => xs[ci]!),
+    stores: c.resultLocals.map((ci, r) => (c.live[k * nr + r] ? xs[ci]! : -1)),
+    exit: EXIT[c.kind]!,
+  };
 }
 
 export interface ApplyOptions {
@@ -98,8 +85,9 @@ export function applyChosen(m: Module, corpus: Corpus, chosen: readonly Chosen[]
       const at = p - info.start;
       copyRange(out, body, i, at);
       const c = chosen[ci]!.c;
-      emitSite(out, c, k, callee[ci]!, opts.tailCalls);
-      opts.calls?.push({ host: nImp + info.index, callee: callee[ci]!, tail: c.kind === RET && opts.tailCalls });
+      const site = siteOf(c, k, callee[ci]!);
+      emitCallSite(out, site, opts.tailCalls);
+      opts.calls?.push({ host: nImp + info.index, callee: callee[ci]!, tail: isTailCall(site, opts.tailCalls) });
       i = at + c.len;
       count++;
     }
