@@ -27,6 +27,7 @@ import { printInstruction } from "../binary/printer.js";
 import { findFuncType, funcTypeCost, funcTypeTable } from "../ir/func-types.js";
 import { writeModule } from "../binary/writer.js";
 import type { SizeJudge } from "../size-target.js";
+import { judgeInHalves, judgementBudget } from "../extract/judging.js";
 
 const LOCAL_GET = idOf("local.get");
 const CALL_INDIRECT = idOf("call_indirect");
@@ -109,7 +110,7 @@ export interface MergeOptions {
    * Without one (or with a raw-only judge), exact raw bytes decide.
    */
   judge?: SizeJudge;
-  /** Most whole-module judgements to spend (default by module size: 7, 3 above 256 KiB, 1 above 4 MiB); groups left unjudged are not merged. */
+  /** Most whole-module judgements to spend (default: extract/judging.ts judgementBudget); groups left unjudged are not merged. */
   maxJudgements?: number;
   /** Thunks end in return_call (only where tail calls may be used: see features.ts). */
   tail?: boolean;
@@ -125,6 +126,12 @@ interface Plan {
   params: Param[];
   paramOf: Int32Array;
   body: Body;
+}
+
+/** A plan and its rewrite as made when it was last planned. */
+interface Item {
+  plan: Plan;
+  r: Rewrite;
 }
 
 /** A plan made concrete against the current module: exact bytes and what to add. */
@@ -154,26 +161,21 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
   const apply = (batch: Rewrite[]): void => {
     for (const r of batch) record(m, r, applyRewrite(m, r, false), stats);
   };
-  /** Is the module with `batch` better under the judge than without it? */
-  const judged = (batch: Rewrite[]): boolean => {
-    // before: the module with the slots of merges already taken; after: plus this batch
-    const base = trialCopy(m);
-    if (table) {
-      const taken = cloneTable(table);
-      for (const r of batch) for (const f of r.newSlots.keys()) taken.added.delete(f);
-      if (taken.added.size > 0) appendSlots(base, taken);
-    }
-    const before = writeModule(base);
+  /** The module as it stands (merges taken applied) with `batch` applied on a trial copy, and the slots reserved so far. */
+  const writeTrial = (batch: readonly Item[], slots: (t: CalleeTable) => void): Uint8Array => {
     const trial = trialCopy(m);
-    const tt = table ? cloneTable(table) : null;
-    for (const r of batch) applyRewrite(trial, r, true);
-    if (tt && tt.added.size > 0) appendSlots(trial, tt);
-    return judge!.better(before, writeModule(trial));
+    for (const x of batch) applyRewrite(trial, x.r, true);
+    if (table) {
+      const tt = cloneTable(table);
+      slots(tt);
+      if (tt.added.size > 0) appendSlots(trial, tt);
+    }
+    return writeModule(trial);
   };
   let segmentOverheadPaid = false;
   /** Rewrites for `plans`, in order, after the merges taken so far (their slots reserved). */
-  const build = (plans: readonly Plan[]): { plan: Plan; r: Rewrite }[] => {
-    const out: { plan: Plan; r: Rewrite }[] = [];
+  const build = (plans: readonly Plan[]): Item[] => {
+    const out: Item[] = [];
     for (const plan of plans) {
       const r = concretize(m, table, plan, !segmentOverheadPaid, m.functions.length + out.length, opts.tail ?? false);
       if (!r) continue;
@@ -182,32 +184,8 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
     }
     return out;
   };
-  // Each judgement compresses the whole module (a brotli q11 run can take
-  // seconds), so the budget shrinks as files grow. All raw-paying merges are
-  // judged together first; a refused batch is released and its halves are
-  // rebuilt (merged-function indices and slots follow what was taken) and
-  // judged in turn while judgements are left.
-  const left = { n: opts.maxJudgements ?? -1 };
-  const judgeBatch = (items: { plan: Plan; r: Rewrite }[]): void => {
-    if (items.length === 0) return;
-    const batch = items.map((x) => x.r);
-    if (left.n > 0) {
-      left.n--;
-      if (judged(batch)) {
-        apply(batch);
-        return;
-      }
-    }
-    release(batch);
-    if (items.length > 1 && left.n > 0) {
-      const h = items.length >> 1;
-      const second = items.slice(h).map((x) => x.plan);
-      judgeBatch(build(items.slice(0, h).map((x) => x.plan)));
-      judgeBatch(build(second));
-    }
-  };
   let ordinal = -1;
-  const items: { plan: Plan; r: Rewrite }[] = [];
+  const items: Item[] = [];
   for (const plan of plans) {
     const r = concretize(m, table, plan, !segmentOverheadPaid, m.functions.length + items.length, opts.tail ?? false);
     if (!r) continue;
@@ -221,11 +199,21 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
   }
   if (!judge) apply(items.map((x) => x.r));
   else if (items.length > 0) {
-    if (left.n < 0) {
-      const size = writeModule(m).length;
-      left.n = size > 4 << 20 ? 1 : size > 256 << 10 ? 3 : 7;
-    }
-    judgeBatch(items);
+    // All raw-paying merges are judged together first (see extract/judging.ts);
+    // a refused batch is released and its halves are rebuilt when their turn
+    // comes (merged-function indices and slots follow what was taken).
+    judgeInHalves(items, {
+      judge,
+      budget: opts.maxJudgements !== undefined && opts.maxJudgements >= 0 ? opts.maxJudgements : judgementBudget("merge-functions", writeModule(m).length),
+      // the merges taken and their slots; the table as reserved with the batch's slots too
+      before: (batch) => writeTrial([], (t) => {
+        for (const x of batch) for (const f of x.r.newSlots.keys()) t.added.delete(f);
+      }),
+      write: (_taken, batch) => writeTrial(batch, () => {}), // taken merges are already applied to m
+      replan: (half) => build(half.map((x) => x.plan)),
+      onTaken: (batch) => apply(batch.map((x) => x.r)),
+      onRefused: (batch) => release(batch.map((x) => x.r)),
+    });
   }
 
   if (table && table.added.size > 0) {

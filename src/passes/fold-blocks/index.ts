@@ -8,10 +8,10 @@ import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
-import { judgeInHalves } from "../judged-halves.js";
 import { extractedEntries, type ExtractedCall } from "../merge-map.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
 import { trialCopy } from "../../extract/trial.js";
+import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
 import { applyFolds, type Fold } from "./apply.js";
 import { chooseFolds, findGroups, RegionCache, type FindOptions } from "./find.js";
 
@@ -27,21 +27,16 @@ export interface FoldBlocksStats {
   refused: number;
 }
 
-/** Most whole-module judgements for the whole pass: each compresses the module (brotli q11 takes seconds per MB). */
-function judgementBudget(moduleBytes: number): number {
-  return moduleBytes > 2 << 20 ? 3 : moduleBytes > 128 << 10 ? 8 : 16;
-}
-
-/** Keeps the folds the judge accepts (see judged-halves.ts), within what is left of the pass's budget. */
+/** Keeps the folds the judge accepts (see extract/judging.ts), within what is left of the pass's budget. */
 function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stats: FoldBlocksStats): Fold[] {
-  const write = (list: Fold[]): Uint8Array => {
+  const write = (taken: readonly Fold[], batch: readonly Fold[]): Uint8Array => {
     const trial = trialCopy(m);
-    applyFolds(trial, list, o, true);
+    applyFolds(trial, [...taken, ...batch], o, true);
     return writeModule(trial);
   };
-  const before = write([]);
+  const before = write([], []);
   // the greedy order is kept (site positions and estimates assumed it)
-  const r = judgeInHalves(folds, before, write, judge, judgementBudget(before.length) - stats.judgements);
+  const r = judgeInHalves(folds, { judge, budget: judgementBudget("fold-blocks", before.length) - stats.judgements, before, write });
   stats.judgements += r.used;
   stats.refused += r.refused;
   return r.accepted;

@@ -12,9 +12,9 @@ import type { Module } from "../../ir/module.js";
 import { moduleEnv } from "../../analysis/module-env.js";
 import { nameEntryBytes, SignaturePlan } from "../../extract/new-function.js";
 import { trialCopy } from "../../extract/trial.js";
+import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
-import { judgeInHalves } from "../judged-halves.js";
 import { extractedEntries, type ExtractedCall, type MergeMapEntry } from "../merge-map.js";
 import type { Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { Evaluator, lcpIntervals, prune, type Candidate, type EvalContext } from "./candidates.js";
@@ -189,16 +189,16 @@ function leftRuns(s: Int32Array, sa: Int32Array): Int32Array {
   return run;
 }
 
-/** The chosen candidates the judge accepts (see judged-halves.ts), within what is left of the pass's budget. */
+/** The chosen candidates the judge accepts (see extract/judging.ts), within what is left of the pass's budget. */
 function judgeChoice(m: Module, corpus: Corpus, chosen: Chosen[], judge: SizeJudge, tailCalls: boolean, budget: { left: number }): { accepted: Chosen[]; used: number } {
-  const write = (list: Chosen[]): Uint8Array => {
+  const write = (taken: readonly Chosen[], batch: readonly Chosen[]): Uint8Array => {
     const t = trialCopy(m);
-    applyChosen(t, corpus, list, { tailCalls, trial: true, firstName: 0 });
+    applyChosen(t, corpus, [...taken, ...batch], { tailCalls, trial: true, firstName: 0 });
     return writeModule(t);
   };
-  const before = write([]);
-  if (budget.left < 0) budget.left = before.length > 4 << 20 ? 3 : before.length > 256 << 10 ? 8 : 24;
-  const { accepted, used } = judgeInHalves(chosen, before, write, judge, budget.left);
+  const before = write([], []);
+  if (budget.left < 0) budget.left = judgementBudget("outline", before.length);
+  const { accepted, used } = judgeInHalves(chosen, { judge, budget: budget.left, before, write });
   budget.left -= used;
   return { accepted, used };
 }

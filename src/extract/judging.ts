@@ -1,0 +1,116 @@
+// Judging a pass's raw-paying changes under a compressed size target (used by
+// outline, fold-blocks and merge-functions): all of them at once first; a
+// refused batch is split in halves, judged in order, while judgements are
+// left. Each judgement compresses the whole module, so the budget is what
+// bounds the time; the budgets of all passes are set here, in one table.
+
+import type { SizeJudge } from "../size-target.js";
+
+/** The passes that judge their changes. */
+export type JudgedPass = "outline" | "fold-blocks" | "merge-functions";
+
+/**
+ * Most whole-module judgements per pass run: `small` up to `mediumFrom`
+ * bytes, `medium` up to `largeFrom`, `large` above (brotli q11 on 1 MB takes
+ * about half a second, and a pass judges once per batch). Outline judges the
+ * most because its choices are the largest; merge-functions the least.
+ */
+const BUDGETS: Record<JudgedPass, { small: number; medium: number; large: number; mediumFrom: number; largeFrom: number }> = {
+  outline: { small: 24, medium: 8, large: 3, mediumFrom: 256 << 10, largeFrom: 4 << 20 },
+  "fold-blocks": { small: 16, medium: 8, large: 3, mediumFrom: 128 << 10, largeFrom: 2 << 20 },
+  "merge-functions": { small: 7, medium: 3, large: 1, mediumFrom: 256 << 10, largeFrom: 4 << 20 },
+};
+
+/** The judgement budget of `pass` on a module of `moduleBytes` bytes (as the pass first writes it). */
+export function judgementBudget(pass: JudgedPass, moduleBytes: number): number {
+  const b = BUDGETS[pass];
+  return moduleBytes > b.largeFrom ? b.large : moduleBytes > b.mediumFrom ? b.medium : b.small;
+}
+
+export interface Judging<T> {
+  judge: SizeJudge;
+  /** Most judgements to make. */
+  budget: number;
+  /**
+   * The module with none of the items; after a batch is taken, that trial is
+   * the next "before". A function instead writes "before" anew for each
+   * judgement (merge-functions: its table already counts the slots reserved
+   * for the batch being judged).
+   */
+  before: Uint8Array | ((batch: readonly T[]) => Uint8Array);
+  /** Writes a trial module with the items taken so far and `batch` applied. */
+  write(taken: readonly T[], batch: readonly T[]): Uint8Array;
+  /**
+   * For items planned against what was taken before them (merge-functions'
+   * indices and table slots): a half of a refused batch is planned again
+   * when its turn comes (items that no longer pay dropped), and halves are
+   * then not written ahead.
+   */
+  replan?(half: readonly T[]): T[];
+  /** Called with each batch taken. */
+  onTaken?(batch: readonly T[]): void;
+  /** Called with each planned batch not taken (refused, or left when the budget ran out). */
+  onRefused?(batch: readonly T[]): void;
+}
+
+export interface JudgedHalves<T> {
+  /** The items taken, in their order in the input. */
+  accepted: T[];
+  /** Judgements made. */
+  used: number;
+  /** Items not taken (refused, or left unjudged when the budget ran out). */
+  refused: number;
+}
+
+/** Judges `items` in halves (see the top of this file). */
+export function judgeInHalves<T>(items: readonly T[], j: Judging<T>): JudgedHalves<T> {
+  let accepted: T[] = [];
+  const fresh = typeof j.before === "function" ? j.before : null;
+  let before = fresh ? null : (j.before as Uint8Array);
+  let used = 0;
+  let refused = 0;
+  // a batch is planned (the input, or a half once replanned) or waits for replan
+  const queue: { batch: T[]; planned: boolean }[] = [{ batch: items.slice(), planned: true }];
+  // the second half of a refused batch is written and measured in the
+  // background while the first is judged (needed as is if the first is refused)
+  const spec = new Map<T[], { base: number; bytes: Uint8Array }>();
+  while (queue.length > 0) {
+    let { batch, planned } = queue.shift()!;
+    if (used >= j.budget) {
+      refused += batch.length;
+      if (planned) j.onRefused?.(batch);
+      continue;
+    }
+    if (!planned) {
+      batch = j.replan!(batch);
+      if (batch.length === 0) continue;
+    }
+    used++;
+    const s = spec.get(batch);
+    spec.delete(batch);
+    const base = fresh ? fresh(batch) : before!;
+    const after = s && s.base === accepted.length ? s.bytes : j.write(accepted, batch);
+    if (j.judge.better(base, after)) {
+      accepted = [...accepted, ...batch];
+      before = after;
+      j.onTaken?.(batch);
+      continue;
+    }
+    j.onRefused?.(batch);
+    if (batch.length === 1) {
+      refused++;
+      continue;
+    }
+    const h = batch.length >> 1;
+    const first = batch.slice(0, h);
+    const second = batch.slice(h);
+    const again = j.replan !== undefined;
+    queue.unshift({ batch: first, planned: !again }, { batch: second, planned: !again });
+    if (!again && j.budget - used >= 2) {
+      const bytes = j.write(accepted, second);
+      spec.set(second, { base: accepted.length, bytes });
+      j.judge.prefetch([bytes]);
+    }
+  }
+  return { accepted, used, refused };
+}
