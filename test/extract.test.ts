@@ -1,0 +1,247 @@
+// The extractor (src/extract/) on hand-written modules: code moved into a
+// new function with its locals renamed, the call site that replaces it
+// (arguments, results, live-out locals, tails), exact bytes against the
+// written module, typed references keeping their exact types, trial copies,
+// and the judging helper.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
+import { readModule } from "../src/binary/reader.js";
+import { writeModule } from "../src/binary/writer.js";
+import { idOf } from "../src/binary/opcodes/index.js";
+import { validateModule } from "../src/analysis/validate.js";
+import { codeSize, funcEntrySize, rangeSize } from "../src/analysis/sizes.js";
+import { BodyBuilder, type Body } from "../src/ir/body.js";
+import type { Module } from "../src/ir/module.js";
+import { I32, refType, type ValType } from "../src/ir/types.js";
+import type { SizeJudge } from "../src/size-target.js";
+import { copyRange, copyRenamed, pushLocals, pushParams } from "../src/extract/copy.js";
+import { callSiteBytes, emitCallSite, type CallSite } from "../src/extract/call-site.js";
+import { addFunction, groupLocals, SignaturePlan } from "../src/extract/new-function.js";
+import { replaceBody, trialCopy } from "../src/extract/trial.js";
+import { judgementBudget, judgeInHalves } from "../src/extract/judging.js";
+import { sameBehaviour } from "./behaviour.js";
+
+const END = idOf("end");
+const opsOf = (b: Body) => Array.from(b.ops.subarray(0, b.count));
+
+/** What one extraction needs: the range [from, to) of defined function `pos`, and how to rebuild it. */
+interface Extraction {
+  pos: number;
+  from: number;
+  to: number;
+  /** Stack operands the range consumes (the new function's first parameters). */
+  stackParams: number;
+  rename: (local: number) => number;
+  /** New-function locals handed back after the range's own results. */
+  outLocals: number[];
+  params: ValType[];
+  results: ValType[];
+  internal: ValType[];
+  site: Omit<CallSite, "callee">;
+  tailCalls: boolean;
+}
+
+/** Extracts with the shared pieces, as outline and fold-blocks do; returns the new function's index and its call site. */
+function extract(m: Module, e: Extraction): { callee: number; site: CallSite; body: Body } {
+  const host = m.functions[e.pos]!.body!;
+  const b = new BodyBuilder();
+  pushParams(b, e.stackParams);
+  copyRenamed(b, host, e.from, e.to, e.rename);
+  pushLocals(b, e.outLocals);
+  b.begin(END);
+  const body = b.finish();
+  const callee = addFunction(m, { params: e.params, results: e.results, locals: groupLocals(e.internal), body }, { trial: false });
+  const site: CallSite = { ...e.site, callee };
+  const out = new BodyBuilder();
+  copyRange(out, host, 0, e.from);
+  emitCallSite(out, site, e.tailCalls);
+  copyRange(out, host, e.to, host.count);
+  replaceBody(m, e.pos, out.finish(), false);
+  return { callee, site, body };
+}
+
+test("a site with a stack operand, an argument local, a stack result and a live-out local; locals renamed; exact bytes", async () => {
+  // ((a+b)*3)^2 - (a+b): the range [1, 10) takes a from the stack and b from
+  // local 1, leaves the square on the stack, and writes local 2 (read after it)
+  const input = await parse(`(module
+    (func (export "f") (param i32 i32) (result i32) (local i32 i32)
+      local.get 0
+      local.get 1 i32.add local.tee 2 i32.const 3 i32.mul local.set 3 local.get 3 local.get 3 i32.mul
+      local.get 2 i32.sub))`);
+  const m = readModule(input, { decodeBodies: true });
+  const before = writeModule(m).length;
+  const host = m.functions[0]!.body!;
+  const removed = rangeSize(host, 1, 10);
+  const hostBefore = codeSize(host);
+  const params = [I32, I32];
+  const results = [I32, I32];
+  // planned before the module changes (the type is new)
+  const sigs = new SignaturePlan(m);
+  assert.equal(sigs.find(params, results), -1);
+  const { callee, site, body } = extract(m, {
+    pos: 0, from: 1, to: 10, stackParams: 1,
+    // host local 1 is the second parameter; locals 2 and 3 swap places
+    rename: (x) => ({ 1: 1, 2: 3, 3: 2 })[x]!,
+    outLocals: [3], params, results, internal: [I32, I32],
+    site: { args: [1], stores: [2], exit: "none" }, tailCalls: false,
+  });
+  assert.equal(callee, 1);
+  const newBody = m.functions[0]!.body!;
+  assert.deepEqual(opsOf(newBody), ["local.get", "local.get", "call", "local.set", "local.get", "i32.sub", "end"].map(idOf));
+  // the renaming reached every local op of the moved code
+  const localWords = opsOf(body).flatMap((op, i) => (op === idOf("local.get") || op === idOf("local.set") || op === idOf("local.tee") ? [body.imm[body.immStart[i]!]!] : []));
+  assert.deepEqual(localWords, [0, 1, 3, 2, 2, 2, 3]);
+  // exact bytes: the host changes by the site minus the range; the module grows by that plus the new function
+  const siteBytes = callSiteBytes(site, false);
+  assert.equal(codeSize(newBody) - hostBefore, siteBytes - removed);
+  const fnBytes = sigs.functionBytes(params, results, funcEntrySize(groupLocals([I32, I32]), body), 0);
+  const out = writeModule(m);
+  assert.equal(out.length - before, siteBytes - removed + fnBytes);
+  validateModule(readModule(out, { decodeBodies: true }));
+  sameBehaviour(input, out, [["f", [0, 0]], ["f", [2, 5]], ["f", [-7, 100]], ["f", [123456, 789]]]);
+});
+
+const TAIL = `(module
+  (func (export "g") (param i32) (result i32) (local i32)
+    local.get 0 i32.const 1 i32.add local.set 1 local.get 1 local.get 1 i32.mul return))`;
+
+for (const tailCalls of [true, false]) {
+  test(`a tail site ${tailCalls ? "is a return_call where tail calls may be used" : "is call; return where they may not"}`, async () => {
+    const input = await parse(TAIL);
+    const m = readModule(input, { decodeBodies: true });
+    const host = m.functions[0]!.body!;
+    const { site } = extract(m, {
+      pos: 0, from: 0, to: host.count - 1, stackParams: 0, rename: (x) => x,
+      outLocals: [], params: [I32], results: [I32], internal: [I32],
+      site: { args: [0], stores: [], exit: "return" }, tailCalls,
+    });
+    const nb = m.functions[0]!.body!;
+    const want = tailCalls ? ["local.get", "return_call", "end"] : ["local.get", "call", "return", "end"];
+    assert.deepEqual(opsOf(nb), want.map(idOf));
+    assert.equal(codeSize(nb), callSiteBytes(site, tailCalls) + 1);
+    const out = writeModule(m);
+    validateModule(readModule(out, { decodeBodies: true }));
+    sameBehaviour(input, out, [["g", [0]], ["g", [9]], ["g", [-3]]]);
+  });
+}
+
+test("a site that leaves the function cannot store results in locals; a trap site ends in unreachable", () => {
+  const b = new BodyBuilder();
+  assert.throws(() => emitCallSite(b, { callee: 3, args: [], stores: [0], exit: "return" }, true));
+  const t = new BodyBuilder();
+  emitCallSite(t, { callee: 3, args: [2], stores: [], exit: "trap" }, true);
+  t.begin(END);
+  const body = t.finish();
+  assert.deepEqual(opsOf(body), ["local.get", "call", "unreachable", "end"].map(idOf));
+  assert.equal(codeSize(body), callSiteBytes({ callee: 3, args: [2], stores: [], exit: "trap" }, true) + 1);
+  // a dropped result costs one byte, a stored one its local.set
+  assert.equal(callSiteBytes({ callee: 200, args: [], stores: [-1, 300], exit: "none" }, false), 1 + 2 + 1 + 3);
+});
+
+test("typed references keep their exact types: ref.func moved out returns (ref $t), a local stays (ref null $t)", async () => {
+  const input = await parse(`(module
+    (type $t (func (param i32) (result i32)))
+    (func $sq (type $t) local.get 0 local.get 0 i32.mul)
+    (elem declare func $sq)
+    (func (export "h") (param i32) (result i32)
+      local.get 0
+      ref.func $sq
+      call_ref $t))`);
+  const m = readModule(input, { decodeBodies: true });
+  const exact = refType(0, false);
+  const nullable = refType(0, true);
+  extract(m, {
+    pos: 1, from: 1, to: 2, stackParams: 0, rename: (x) => x,
+    outLocals: [], params: [], results: [exact], internal: [nullable],
+    site: { args: [], stores: [], exit: "none" }, tailCalls: false,
+  });
+  const out = readModule(writeModule(m), { decodeBodies: true });
+  validateModule(out);
+  const added = out.functions[2]!;
+  const type = out.types[added.typeIndex]!.composite;
+  assert.ok(type.kind === "func");
+  assert.deepEqual(type.results, [exact]);
+  assert.deepEqual(added.locals, [{ count: 1, type: nullable }]);
+});
+
+test("groupLocals shares a declaration between neighbours of one type only", () => {
+  assert.deepEqual(groupLocals([I32, I32, refType(0, true), I32]), [{ count: 2, type: I32 }, { count: 1, type: refType(0, true) }, { count: 1, type: I32 }]);
+  assert.deepEqual(groupLocals([]), []);
+});
+
+test("SignaturePlan: an existing type is reused, a new one is paid for once and numbered after those planned", async () => {
+  const m = readModule(await parse(`(module (func (param i32) (result i32) local.get 0))`), { decodeBodies: true });
+  const sigs = new SignaturePlan(m);
+  assert.equal(sigs.find([I32], [I32]), 0);
+  assert.equal(sigs.find([], [I32]), -1);
+  // existing type: index byte + size prefix + entry
+  assert.equal(sigs.functionBytes([I32], [I32], 10, 0), 1 + 1 + 10);
+  // new type () -> (i32): 4 bytes the first time
+  assert.equal(sigs.functionBytes([], [I32], 10, 5), 4 + 1 + 1 + 10 + 5);
+  sigs.plan([], [I32]);
+  assert.equal(sigs.functionBytes([], [I32], 10, 0), 1 + 1 + 10);
+});
+
+test("trialCopy and replaceBody: a trial never changes the module it was copied from", async () => {
+  const m = readModule(await parse(`(module (func (result i32) i32.const 1) (func (result i32) i32.const 2))`), { decodeBodies: true });
+  const orig = m.functions[0]!;
+  const origBody = orig.body!;
+  const t = trialCopy(m);
+  const other = m.functions[1]!.body!;
+  replaceBody(t, 0, other, true, []);
+  addFunction(t, { params: [], results: [I32], locals: [], body: other }, { trial: true, name: "x" });
+  assert.equal(m.functions[0], orig);
+  assert.equal(orig.body, origBody);
+  assert.equal(m.functions.length, 2);
+  assert.equal(t.functions.length, 3);
+  assert.equal(t.functions[0]!.body, other);
+  replaceBody(m, 0, other, false);
+  assert.equal(m.functions[0], orig, "the real module's Func is updated in place");
+  assert.equal(orig.body, other);
+  assert.ok(orig.dirty);
+});
+
+/** A stand-in judge: a module is better when it is shorter. */
+const shorter = { better: (a: Uint8Array, b: Uint8Array) => b.length < a.length, prefetch: () => {} } as unknown as SizeJudge;
+/** Each item adds its value in bytes to a 100-byte module. */
+const writeSum = (taken: readonly number[], batch: readonly number[]) => new Uint8Array(100 + [...taken, ...batch].reduce((s, x) => s + x, 0));
+
+test("judgeInHalves takes every batch the judge accepts and bisects the refused ones in order", () => {
+  const items = [-3, -2, 9, -1, -4, 9, -2, -1];
+  const r = judgeInHalves(items, { judge: shorter, budget: 100, before: new Uint8Array(100), write: writeSum });
+  assert.deepEqual(r.accepted, [-3, -2, -1, -4, -2, -1]);
+  assert.equal(r.refused, 2);
+  // a budget of one: only the whole batch is judged, and refused
+  const one = judgeInHalves(items, { judge: shorter, budget: 1, before: new Uint8Array(100), write: writeSum });
+  assert.deepEqual(one, { accepted: [], used: 1, refused: items.length });
+});
+
+test("judgeInHalves with replan: halves are planned again when their turn comes; only planned batches are released", () => {
+  const replanned: number[][] = [];
+  const released: number[][] = [];
+  const taken: number[][] = [];
+  const r = judgeInHalves([-1, 9, -2, -3], {
+    judge: shorter, budget: 3, before: new Uint8Array(100),
+    write: (_t, batch) => writeSum([], batch), // taken items are applied by onTaken, as merge-functions does
+    replan: (half) => {
+      replanned.push([...half]);
+      return half.filter((x) => x !== -3); // -3 no longer pays once something was taken
+    },
+    onTaken: (b) => taken.push([...b]),
+    onRefused: (b) => released.push([...b]),
+  });
+  // whole batch refused; [-1, 9] replanned and refused; [-1] replanned and taken (budget 3 used); [9] and [-2, -3] left unplanned
+  assert.deepEqual(replanned, [[-1, 9], [-1]]);
+  assert.deepEqual(taken, [[-1]]);
+  assert.deepEqual(released, [[-1, 9, -2, -3], [-1, 9]]);
+  assert.deepEqual(r.accepted, [-1]);
+  assert.equal(r.used, 3);
+});
+
+test("judgementBudget: one table, per pass, shrinking with the module", () => {
+  assert.deepEqual([1000, 300 << 10, 5 << 20].map((n) => judgementBudget("outline", n)), [24, 8, 3]);
+  assert.deepEqual([1000, 200 << 10, 3 << 20].map((n) => judgementBudget("fold-blocks", n)), [16, 8, 3]);
+  assert.deepEqual([1000, 300 << 10, 5 << 20].map((n) => judgementBudget("merge-functions", n)), [7, 3, 1]);
+});
