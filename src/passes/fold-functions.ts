@@ -11,7 +11,7 @@ import { observableIdentity } from "../analysis/func-identity.js";
 import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
 import type { Module } from "../ir/module.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
-import { paramCount, setBody, thunkBody } from "./thunk.js";
+import { paramCount, setBody, thunkBody } from "../extract/thunk.js";
 import { functionCost } from "../analysis/sizes.js";
 import { mayIntroduce } from "./features.js";
 import { funcLabel, type MergeMapEntry } from "./merge-map.js";

@@ -16,7 +16,7 @@ import { BodyBuilder, type Body } from "../ir/body.js";
 import type { Module } from "../ir/module.js";
 import { FUNCREF, I32, I64, F32, F64, type ValType } from "../ir/types.js";
 import type { HotCode, Pass, PassContext, PassResult } from "./pass.js";
-import { thunkBody, type ThunkArg } from "./thunk.js";
+import { thunkBody, type ThunkArg } from "../extract/thunk.js";
 import { addFunction, newFunctionBytes, type NewFunction } from "../extract/new-function.js";
 import { copyRenamed } from "../extract/copy.js";
 import { replaceBody, trialCopy } from "../extract/trial.js";

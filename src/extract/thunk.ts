@@ -1,12 +1,13 @@
-// Thunks, shared by the function-level passes (their sizes: analysis/sizes.ts).
+// Thunks, shared by the function-level passes (merge-functions,
+// fold-functions): a whole function that is one call site passing its
+// parameters on (their sizes: analysis/sizes.ts).
 
 import { idOf } from "../binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../ir/body.js";
 import type { Func, Module } from "../ir/module.js";
+import { emitCallSite } from "./call-site.js";
+import { pushParams } from "./copy.js";
 
-const LOCAL_GET = idOf("local.get");
-const CALL = idOf("call");
-const RETURN_CALL = idOf("return_call");
 const END = idOf("end");
 
 /** One extra argument a thunk pushes: an instruction (op id) with its immediate words. */
@@ -22,21 +23,18 @@ export interface ThunkArg {
  */
 export function thunkBody(paramCount: number, callee: number, args: readonly ThunkArg[] = [], tail = false): Body {
   const b = new BodyBuilder(paramCount + args.length + 2);
-  for (let i = 0; i < paramCount; i++) {
-    b.begin(LOCAL_GET);
-    b.word(i);
-  }
+  pushParams(b, paramCount);
   for (const a of args) {
     b.begin(a.op);
     for (const w of a.words) b.word(w);
   }
-  b.begin(tail ? RETURN_CALL : CALL);
-  b.word(callee);
+  // the function's end returns the call's results; a tail call leaves at once
+  emitCallSite(b, { callee, args: [], stores: [], exit: tail ? "return" : "none" }, tail);
   b.begin(END);
   return b.finish();
 }
 
-/** Replaces f's body by `body` with no declared locals. */
+/** Replaces f's body by `body` with no declared locals (on the real module; see trial.ts replaceBody for trials). */
 export function setBody(f: Func, body: Body, locals: Func["locals"] = []): void {
   f.body = body;
   f.locals = locals;
