@@ -2,7 +2,7 @@
 // every function that has a site, from its body as it was when the regions
 // were found. Works on the real module or on a trial copy (for the judge).
 
-import { BodyBuilder, type Body } from "../../ir/body.js";
+import { BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import { ensureFuncType } from "../../ir/func-types.js";
 import type { Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
@@ -53,11 +53,11 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
   for (const [pos, list] of bySite) {
     list.sort((a, b) => a.site.region.start - b.site.region.start);
     const body = list[0]!.site.info.body;
-    const b = new BodyBuilder(body.count + 16);
+    const b = new BodyBuilder(body.count + 16, body.offsets !== null);
     let i = 0;
     for (const { site, shape, callee } of list) {
       copyRange(b, body, i, site.region.start);
-      emitCall(b, site, shape, callee, o);
+      emitCall(b, site, shape, callee, o, originOf(body, site.region.start));
       calls?.push({ host: nImp + pos, callee, tail: shape.tail === "return" && o.tailCall });
       i = site.region.end;
     }
@@ -80,9 +80,9 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
 export function copyRange(b: BodyBuilder, body: Body, from: number, to: number): void {
   const n = to - from;
   if (n <= 0) return;
-  if (b.offsets !== null || b.count + n + 1 >= b.ops.length) {
+  if ((b.offsets !== null && body.offsets === null) || b.count + n + 1 >= b.ops.length) {
     for (let i = from; i < to; i++) {
-      b.begin(body.ops[i]!);
+      b.begin(body.ops[i]!, originOf(body, i));
       for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
     }
     return;
@@ -91,6 +91,7 @@ export function copyRange(b: BodyBuilder, body: Body, from: number, to: number):
   const at = b.reserve(body.immStart[to]! - s);
   b.imm.set(body.imm.subarray(s, body.immStart[to]!), at);
   b.ops.set(body.ops.subarray(from, to), b.count);
+  if (b.offsets !== null) b.offsets.set(body.offsets!.subarray(from, to), b.count);
   const shift = at - s;
   for (let k = 0; k < n; k++) b.immStart[b.count + k] = body.immStart[from + k]! + shift;
   b.count += n;

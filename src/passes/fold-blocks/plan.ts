@@ -3,7 +3,7 @@
 
 import { u32Size } from "../../binary/bytes.js";
 import { idOf } from "../../binary/opcodes/index.js";
-import { BLOCK_EMPTY, BodyBuilder, type Body } from "../../ir/body.js";
+import { BLOCK_EMPTY, BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
@@ -137,7 +137,7 @@ export function shapeOf(m: Module, g: Group, sites: readonly Site[], o: FoldOpti
 
 function copyInstr(b: BodyBuilder, body: Body, i: number, localMap: ((l: number) => number) | null): void {
   const op = body.ops[i]!;
-  b.begin(op);
+  b.begin(op, originOf(body, i));
   const s = body.immStart[i]!;
   const e = body.immStart[i + 1]!;
   const loc = localMap ? LOCAL_WORDS[op] : null;
@@ -151,9 +151,12 @@ export function foldedBody(m: Module, site: Site, shape: Shape): Body {
   const canonOf = new Map<number, number>();
   site.locals.forEach((l, c) => canonOf.set(l, c));
   const map = (l: number) => shape.newIndex[canonOf.get(l)!]!;
-  const b = new BodyBuilder(r.end - r.start + shape.params.length + shape.outLocals.length + 4);
+  const b = new BodyBuilder(r.end - r.start + shape.params.length + shape.outLocals.length + 4, body.offsets !== null);
+  // glue maps to the code it stands for: parameters to the region's first instruction, the rest to its last
+  const head = originOf(body, r.start);
+  const tail = originOf(body, r.end - 1);
   for (let k = 0; k < shape.stackParams.length; k++) {
-    b.begin(LOCAL_GET);
+    b.begin(LOCAL_GET, head);
     b.word(k);
   }
   const first = body.ops[r.start]!;
@@ -167,42 +170,45 @@ export function foldedBody(m: Module, site: Site, shape: Shape): Body {
     to--;
   } else if (r.kind === "arm" && hasOut) wrap = true;
   if (wrap) {
-    b.begin(BLOCK);
+    b.begin(BLOCK, head);
     b.word(r.blockType);
   }
   for (let i = from; i < to; i++) copyInstr(b, body, i, map);
-  if (wrap) b.begin(END);
+  if (wrap) b.begin(END, tail);
   if (r.tail && r.kind === "construct" && (first === LOOP || first === IF)) {
     // the construct's results need not match the function's: its end is never reached
     const sig = blockSig(m, r.blockType)!;
     const same = sig.results.length === shape.results.length && sig.results.every((t, k) => t === shape.results[k]);
-    if (!same) b.begin(UNREACHABLE);
+    if (!same) b.begin(UNREACHABLE, tail);
   }
   for (const c of shape.outLocals) {
-    b.begin(LOCAL_GET);
+    b.begin(LOCAL_GET, tail);
     b.word(shape.newIndex[c]!);
   }
-  b.begin(END);
+  b.begin(END, tail);
   return b.finish();
 }
 
-/** Writes the call sequence that replaces `site` (the stack arguments are already pushed). */
-export function emitCall(b: BodyBuilder, site: Site, shape: Shape, callee: number, o: FoldOptions): void {
+/**
+ * Writes the call sequence that replaces `site` (the stack arguments are
+ * already pushed); `origin`: the file offset of the code it replaces.
+ */
+export function emitCall(b: BodyBuilder, site: Site, shape: Shape, callee: number, o: FoldOptions, origin = 0): void {
   for (const c of shape.paramLocals) {
-    b.begin(LOCAL_GET);
+    b.begin(LOCAL_GET, origin);
     b.word(site.locals[c]!);
   }
   if (shape.tail === "return" && o.tailCall) {
-    b.begin(RETURN_CALL);
+    b.begin(RETURN_CALL, origin);
     b.word(callee);
     return;
   }
-  b.begin(CALL);
+  b.begin(CALL, origin);
   b.word(callee);
-  if (shape.tail === "return") b.begin(RETURN);
-  else if (shape.tail === "trap") b.begin(UNREACHABLE);
+  if (shape.tail === "return") b.begin(RETURN, origin);
+  else if (shape.tail === "trap") b.begin(UNREACHABLE, origin);
   for (let k = shape.outLocals.length - 1; k >= 0; k--) {
-    b.begin(LOCAL_SET);
+    b.begin(LOCAL_SET, origin);
     b.word(site.locals[shape.outLocals[k]!]!);
   }
 }

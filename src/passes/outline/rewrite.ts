@@ -3,7 +3,7 @@
 // local.set or drop per result local).
 
 import { idOf } from "../../binary/opcodes/index.js";
-import { BodyBuilder, type Body } from "../../ir/body.js";
+import { BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import { ensureFuncType } from "../../ir/func-types.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Func, Module } from "../../ir/module.js";
@@ -22,7 +22,7 @@ const UNREACHABLE = idOf("unreachable");
 const END = idOf("end");
 
 function copyInstr(out: BodyBuilder, body: Body, i: number): void {
-  out.begin(body.ops[i]!);
+  out.begin(body.ops[i]!, originOf(body, i));
   for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) out.word(body.imm[p]!);
 }
 
@@ -34,9 +34,12 @@ function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
   const i0 = p - info.start;
   const canonOf = new Map<number, number>();
   for (let ci = 0; ci < c.nc; ci++) canonOf.set(c.xs[k * c.nc + ci]!, ci);
-  const b = new BodyBuilder(c.len + c.stackParams + c.resultLocals.length + 2);
+  const b = new BodyBuilder(c.len + c.stackParams + c.resultLocals.length + 2, body.offsets !== null);
+  // glue maps to the code it stands for: parameters to the first instruction, results and end to the last
+  const first = originOf(body, i0);
+  const last = originOf(body, i0 + c.len - 1);
   for (let s = 0; s < c.stackParams; s++) {
-    b.begin(LOCAL_GET);
+    b.begin(LOCAL_GET, first);
     b.word(s);
   }
   let n = c.len;
@@ -45,7 +48,7 @@ function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
     const i = i0 + t;
     const op = body.ops[i]!;
     const lw = LOCAL_WORDS[op];
-    b.begin(op);
+    b.begin(op, originOf(body, i));
     const s = body.immStart[i]!;
     for (let q = s; q < body.immStart[i + 1]!; q++) {
       const w = body.imm[q]!;
@@ -54,31 +57,32 @@ function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
   }
   if (c.kind === NORMAL) {
     for (const ci of c.resultLocals) {
-      b.begin(LOCAL_GET);
+      b.begin(LOCAL_GET, last);
       b.word(c.newIndex[ci]!);
     }
   }
-  b.begin(END);
+  b.begin(END, last);
   return b.finish();
 }
 
-function emitSite(out: BodyBuilder, c: Candidate, k: number, callee: number, tailCalls: boolean): void {
+/** The call replacing occurrence k; `origin`: the file offset of the code it replaces (the glue maps there). */
+function emitSite(out: BodyBuilder, c: Candidate, k: number, callee: number, tailCalls: boolean, origin: number): void {
   const xs = c.xs.subarray(k * c.nc, (k + 1) * c.nc);
   for (const ci of c.paramLocals) {
-    out.begin(LOCAL_GET);
+    out.begin(LOCAL_GET, origin);
     out.word(xs[ci]!);
   }
-  out.begin(c.kind === RET && tailCalls ? RETURN_CALL : CALL);
+  out.begin(c.kind === RET && tailCalls ? RETURN_CALL : CALL, origin);
   out.word(callee);
   const nr = c.resultLocals.length;
   for (let r = nr - 1; r >= 0; r--) {
     if (c.live[k * nr + r]) {
-      out.begin(LOCAL_SET);
+      out.begin(LOCAL_SET, origin);
       out.word(xs[c.resultLocals[r]!]!);
-    } else out.begin(DROP);
+    } else out.begin(DROP, origin);
   }
-  if (c.kind === RET && !tailCalls) out.begin(RETURN);
-  if (c.kind === TRAP) out.begin(UNREACHABLE);
+  if (c.kind === RET && !tailCalls) out.begin(RETURN, origin);
+  if (c.kind === TRAP) out.begin(UNREACHABLE, origin);
 }
 
 export interface ApplyOptions {
@@ -133,13 +137,13 @@ export function applyChosen(m: Module, corpus: Corpus, chosen: readonly Chosen[]
     const info = corpus.infos[fi]!;
     const body = info.body;
     list.sort((a, b) => a[0] - b[0]);
-    const out = new BodyBuilder(body.count);
+    const out = new BodyBuilder(body.count, body.offsets !== null);
     let i = 0;
     for (const [p, ci, k] of list) {
       const at = p - info.start;
       for (; i < at; i++) copyInstr(out, body, i);
       const c = chosen[ci]!.c;
-      emitSite(out, c, k, callee[ci]!, opts.tailCalls);
+      emitSite(out, c, k, callee[ci]!, opts.tailCalls, originOf(body, at));
       opts.calls?.push({ host: nImp + info.index, callee: callee[ci]!, tail: c.kind === RET && opts.tailCalls });
       i = at + c.len;
       count++;
