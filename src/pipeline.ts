@@ -34,6 +34,9 @@ import { ms, now, Phases } from "./pipeline/phases.js";
 import { readInput } from "./pipeline/read-input.js";
 import { runPasses } from "./pipeline/run-passes.js";
 import { EXACT_MAX, PORTFOLIO_MAX } from "./pipeline/verify.js";
+import { CodeOrigins } from "./pipeline/code-origins.js";
+import { mapOutput } from "./pipeline/source-map-out.js";
+import { parseSourceMap, type SourceMapV3 } from "./source-map.js";
 
 export interface OptimizeOptions {
   /**
@@ -99,6 +102,20 @@ export interface OptimizeOptions {
    */
   stripDwarf?: boolean;
   /**
+   * The input's source map (JSON text or parsed): the result then carries
+   * the output's map in `sourceMap`, where every surviving instruction keeps
+   * its source (code moved into a new function maps to its first origin,
+   * call sites and thunks to the code they replaced). Throws UsageError if
+   * it is not a version 3 wasm source map.
+   */
+  inputSourceMap?: string | SourceMapV3;
+  /**
+   * The URL of the output's source map, written to its sourceMappingURL
+   * section. Unset: the input's section stays only while the code before
+   * and in the code section is unchanged, as without a map.
+   */
+  sourceMapUrl?: string;
+  /**
    * Called as work proceeds. `done` counts finished phases and may be
    * fractional inside a phase; `total` is the number of phases; `phase` says
    * what is running ("read", "validate input", "write", "pass <name>",
@@ -110,6 +127,8 @@ export interface OptimizeOptions {
 export interface OptimizeResult {
   binary: Uint8Array;
   report: Report;
+  /** The output's source map (JSON), when `inputSourceMap` was given. */
+  sourceMap?: string;
 }
 
 
@@ -188,7 +207,10 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   const timings: Timings = { readMs: 0, validateInputMs: 0, passesMs: 0, writeMs: 0, validateOutputMs: 0, totalMs: 0 };
 
   // 1. Read, validate, set debug info aside, write the baseline.
-  const input = readInput(bytes, validate, phases, timings, blame);
+  const inputMap = options.inputSourceMap === undefined ? null : typeof options.inputSourceMap === "string" ? parseSourceMap(options.inputSourceMap) : parseSourceMap(JSON.stringify(options.inputSourceMap));
+  if (options.sourceMapUrl !== undefined && !inputMap) throw new UsageError("sourceMapUrl needs inputSourceMap: there is no map to name");
+  const origins = inputMap ? new CodeOrigins(bytes) : null;
+  const input = readInput(bytes, validate, phases, timings, blame, origins);
   const judge = makeJudge(target, measures);
   // every pass compares against the module as read, and the result against
   // the input: their brotli sizes are kept for the last word
@@ -216,6 +238,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
       inputFeatures: input.features,
       ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
     },
+    origins,
   });
   // Where no debug info was set aside, a checkpoint is returned as it is, so
   // the last word's comparison with the input is the verification itself:
@@ -241,7 +264,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   const features = checkFeatures(output, runner.current, input.features, featureChoices, blame);
 
   // 5. Debug info back where it holds, then the identity rule.
-  const last = lastWord({
+  let last = lastWord({
     input: bytes,
     result: runner.current,
     aside: input.aside,
@@ -252,12 +275,22 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     judge,
     blame,
   });
+  let sourceMap: string | undefined;
+  if (inputMap && origins) {
+    try {
+      const mapped = mapOutput(inputMap, last, last.keptInput ? bytes : runner.current, origins, options.sourceMapUrl);
+      sourceMap = mapped.sourceMap;
+      last = { ...last, binary: mapped.binary, removedSections: mapped.removedSections, notes: mapped.notes };
+    } catch (e) {
+      blame(e, "following the source map failed");
+    }
+  }
   const notes = [...runNotes, ...last.notes];
   if (features.added.length > 0 && !last.keptInput) {
     const why = (f: WasmFeature): string => (input.features.declared.has(f) ? "declared in the input's target_features section" : "enabled");
     notes.push(`features: the output uses ${features.added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
   }
-  const outputSections = last.keptInput ? input.sections : scanSections(last.binary);
+  const outputSections = last.keptInput && sourceMap === undefined ? input.sections : scanSections(last.binary);
   timings.totalMs = ms(now() - tStart);
   phases.finish();
 
@@ -282,7 +315,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     notes,
     timings,
   };
-  return { binary: last.binary, report };
+  return { binary: last.binary, report, ...(sourceMap === undefined ? {} : { sourceMap }) };
 }
 
 function makeJudge(target: SizeTarget, measures: SizeMeasures): SizeJudge {

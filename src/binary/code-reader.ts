@@ -8,6 +8,7 @@ import { BYTE_OPS, Imm, OPS, isPrefix, prefixedOp, idOf } from "./opcodes/index.
 import { BodyBuilder, BLOCK_EMPTY, type Body } from "../ir/body.js";
 import { isAbstractHeap } from "../ir/types.js";
 import { readHeapType, readValType } from "./type-reader.js";
+import { ORDERING_MESSAGE, unknownOpcodeMessage } from "./proposals.js";
 
 // Structured-instruction kinds on the reader's nesting stack.
 const K_BLOCK = 1;
@@ -56,9 +57,9 @@ export function decodeInstructions(
       if (isPrefix(byte)) {
         const code = s.u32();
         id = prefixedOp(byte, code);
-        if (id < 0) s.fail(`illegal opcode 0x${byte.toString(16)} ${code}`, at);
+        if (id < 0) s.fail(unknownOpcodeMessage(byte, code), at);
       } else {
-        s.fail(`illegal opcode 0x${byte.toString(16)}`, at);
+        s.fail(unknownOpcodeMessage(null, byte), at);
       }
     }
     b.begin(id, base + at);
@@ -90,11 +91,12 @@ export function decodeInstructions(
     }
 
     const imms = IMMS[id]!;
-    if (imms.length !== 0) readImms(s, b, imms);
+    if (imms.length !== 0) readImms(s, b, imms, byte === 0xfe);
   }
 }
 
-function readImms(s: ByteReader, b: BodyBuilder, imms: readonly number[]): void {
+/** `atomic`: the instruction is a threads one (0xfe prefix), whose memarg may not ask for an ordering. */
+function readImms(s: ByteReader, b: BodyBuilder, imms: readonly number[], atomic = false): void {
   const buf = s.buf;
   for (let k = 0; k < imms.length; k++) {
     switch (imms[k]) {
@@ -135,6 +137,7 @@ function readImms(s: ByteReader, b: BodyBuilder, imms: readonly number[]): void 
         const at = s.pos;
         const flags = s.u32();
         if (flags >= 0x80) s.fail(`malformed memop flags 0x${flags.toString(16)}`, at);
+        if (flags & 0x20 && atomic) s.fail(ORDERING_MESSAGE, at);
         let mem = 0;
         if (flags & 0x40) mem = s.u32();
         b.word(flags & 0x3f);

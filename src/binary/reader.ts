@@ -7,6 +7,7 @@ import { WasmDecodeError } from "./errors.js";
 import { decodeInstructions } from "./code-reader.js";
 import { idOf } from "./opcodes/index.js";
 import { readHeapType, readValType } from "./type-reader.js";
+import { importKindMessage, typeFormMessage } from "./proposals.js";
 
 export { readHeapType, readValType };
 import {
@@ -269,7 +270,7 @@ function readCompositeType(s: ByteReader): CompositeType {
     return { kind: "struct", fields };
   }
   if (form === 0x5e) return { kind: "array", element: readFieldType(s) };
-  s.fail(`malformed type: unknown type form 0x${form.toString(16)} (integer representation too long or malformed)`, at);
+  s.fail(typeFormMessage(form, `malformed type: unknown type form 0x${form.toString(16)} (integer representation too long or malformed)`), at);
 }
 
 function readFieldType(s: ByteReader): FieldType {
@@ -366,7 +367,7 @@ function readImports(s: ByteReader, m: Module): void {
         m.numImportedTags++;
         break;
       default:
-        s.fail(`malformed import kind ${kind}`, kindAt);
+        s.fail(importKindMessage(kind, `malformed import kind ${kind}`), kindAt);
     }
   }
 }

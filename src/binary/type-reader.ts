@@ -1,13 +1,14 @@
 // Reading value and heap types (shared by the section reader and the code reader).
 
 import type { ByteReader } from "./bytes.js";
+import { unknownHeapTypeMessage } from "./proposals.js";
 import { isAbstractHeap, refType, type HeapType, type ValType } from "../ir/types.js";
 
 export function readHeapType(s: ByteReader): HeapType {
   const at = s.pos;
   const h = s.s33();
   if (h >= 0) return h;
-  if (!isAbstractHeap(h)) s.fail(`malformed heap type 0x${(h & 0x7f).toString(16)}`, at);
+  if (!isAbstractHeap(h)) s.fail(unknownHeapTypeMessage(h & 0x7f, "heap type"), at);
   return h;
 }
 
@@ -20,6 +21,6 @@ export function readValType(s: ByteReader): ValType {
   }
   const h = b - 0x80;
   if (isAbstractHeap(h)) return refType(h, true);
-  s.fail(`malformed value type 0x${b.toString(16)}`, at);
+  s.fail(unknownHeapTypeMessage(b, "value type"), at);
 }
 

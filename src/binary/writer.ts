@@ -2,7 +2,8 @@
 // byte for byte; everything that is encoded uses minimal LEB128, so the
 // identity pipeline never makes a file larger.
 
-import { ByteWriter } from "./bytes.js";
+import { ByteWriter, u32Size } from "./bytes.js";
+import type { AddressRecorder } from "./address-map.js";
 import { encodeInstructions } from "./code-writer.js";
 import { writeValType } from "./type-writer.js";
 import { decodeFunctionBody } from "./reader.js";
@@ -23,6 +24,8 @@ export interface WriteOptions {
   reencodeAll?: boolean;
   /** Called with (bodies written, total) while writing the code section. */
   onProgress?: (done: number, total: number) => void;
+  /** Records where each byte of the code came from (the file offsets the bodies carry), for source maps. */
+  addresses?: AddressRecorder;
 }
 
 /** Known sections in the order they must appear. */
@@ -34,9 +37,11 @@ export function writeModule(m: Module, options: WriteOptions = {}): Uint8Array {
   writeCustoms(out, m, 0);
   for (const id of ORDER) {
     const sec = new ByteWriter(256);
+    const mark = options.addresses?.size ?? 0;
     if (writeSection(sec, m, id, options)) {
       out.u8(id);
       out.sized(sec);
+      options.addresses?.shiftSince(mark, out.len - sec.len);
     }
     writeCustoms(out, m, id);
   }
@@ -174,13 +179,17 @@ function writeSection(w: ByteWriter, m: Module, id: number, options: WriteOption
       const body = new ByteWriter(1024);
       for (let i = 0; i < n; i++) {
         const f = m.functions[i]!;
+        const rec = options.addresses;
         if (f.raw && !f.dirty && !options.reencodeAll) {
           w.u32(f.raw.length);
+          rec?.run(w.len, f.rawOffset, f.raw.length);
           w.bytes(f.raw);
         } else {
           if (!f.body) decodeFunctionBody(m, f);
           body.len = 0;
-          writeFuncBody(body, f);
+          const mark = rec?.size ?? 0;
+          writeFuncBody(body, f, rec);
+          rec?.shiftSince(mark, w.len + u32Size(body.len));
           w.sized(body);
         }
         if (options.onProgress && (i & 1023) === 1023) options.onProgress(i + 1, n);
@@ -209,7 +218,8 @@ function writeSection(w: ByteWriter, m: Module, id: number, options: WriteOption
   return false;
 }
 
-export function writeFuncBody(w: ByteWriter, f: Func): void {
+/** Writes a function's locals and instructions; `rec` gets each instruction's place in `w` and its origin (0: none). */
+export function writeFuncBody(w: ByteWriter, f: Func, rec?: AddressRecorder): void {
   // Merge adjacent runs of the same type: minimal and equivalent.
   const groups: { count: number; type: number }[] = [];
   for (const g of f.locals) {
@@ -223,7 +233,15 @@ export function writeFuncBody(w: ByteWriter, f: Func): void {
     w.u32(g.count);
     writeValType(w, g.type);
   }
-  encodeInstructions(w, f.body!);
+  const body = f.body!;
+  if (!rec) {
+    encodeInstructions(w, body);
+    return;
+  }
+  for (let i = 0; i < body.count; i++) {
+    rec.point(w.len, body.offsets ? body.offsets[i]! : 0);
+    encodeInstructions(w, body, i, i + 1);
+  }
 }
 
 function writeSubType(w: ByteWriter, t: SubType): void {

@@ -6,7 +6,7 @@
 // -o naming the input); 3 internal error (a bug: please report it).
 
 import { readFileSync, statSync, type Stats } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { optimize } from "../pipeline.js";
 import { formatSizeTable, type Report } from "../report.js";
@@ -108,6 +108,14 @@ options:
                       a sourceMappingURL and code metadata stay when the code
                       they describe is unchanged, and are removed with a note
                       when it changed (they are never written stale)
+      --input-source-map FILE   IN.wasm's source map (version 3, file offsets
+                      as columns, as Emscripten and wasm-opt write them)
+      --output-source-map FILE  write the output's source map there: every
+                      instruction that survives keeps its source; code moved
+                      into a new function maps to its first place, call
+                      sites and thunks to the code they replaced
+      --output-source-map-url URL  the URL the output's sourceMappingURL
+                      section names (default: the map's path relative to OUT)
       --checked       validate after every pass (slower; names a pass that
                       produced an invalid module)
       --no-validate   do not validate the input and the output
@@ -166,6 +174,9 @@ export function run(argv: readonly string[], io: CliIO): number {
     "outline-loops"?: boolean;
     "outline-hot"?: boolean;
     "strip-dwarf"?: boolean;
+    "input-source-map"?: string;
+    "output-source-map"?: string;
+    "output-source-map-url"?: string;
     quiet?: boolean;
     "no-validate"?: boolean;
     checked?: boolean;
@@ -194,6 +205,9 @@ export function run(argv: readonly string[], io: CliIO): number {
         "outline-loops": { type: "boolean" },
         "outline-hot": { type: "boolean" },
         "strip-dwarf": { type: "boolean" },
+        "input-source-map": { type: "string" },
+        "output-source-map": { type: "string" },
+        "output-source-map-url": { type: "string" },
         disable: { type: "string", multiple: true },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
@@ -246,7 +260,13 @@ export function run(argv: readonly string[], io: CliIO): number {
     if (values.json === "") throw new UsageError("the --json file name is empty");
     if (values.map === "") throw new UsageError("the --map file name is empty");
     if (values.html === "") throw new UsageError("the --html file name is empty");
-    const stdoutUsers = (["json", "map", "html"] as const).filter((k) => values[k] === "-");
+    const inMap = values["input-source-map"];
+    const outMap = values["output-source-map"];
+    if (inMap === "" || outMap === "") throw new UsageError(`the --${inMap === "" ? "input" : "output"}-source-map file name is empty`);
+    if (inMap !== undefined && outMap === undefined) throw new UsageError("--input-source-map needs --output-source-map FILE (where the output's map goes)");
+    if (outMap !== undefined && inMap === undefined) throw new UsageError("--output-source-map needs --input-source-map FILE (the map it follows from the input)");
+    if (values["output-source-map-url"] !== undefined && outMap === undefined) throw new UsageError("--output-source-map-url needs --output-source-map FILE");
+    const stdoutUsers = (["json", "map", "html", "output-source-map"] as const).filter((k) => values[k] === "-");
     if (output === "-" && stdoutUsers.length > 0) throw new UsageError(`-o - writes the module to stdout; --${stdoutUsers[0]} cannot write there too`);
     if (stdoutUsers.length > 1) throw new UsageError(`--${stdoutUsers[0]} and --${stdoutUsers[1]} cannot both write to stdout`);
     if (output === "-" && !io.stdoutBytes) throw new UsageError("-o - (stdout) is not available here");
@@ -290,6 +310,8 @@ export function run(argv: readonly string[], io: CliIO): number {
   if (jsonPath !== undefined && jsonPath !== "-") extras.push({ flag: "--json", path: jsonPath });
   if (mapPath !== undefined && mapPath !== "-") extras.push({ flag: "--map", path: mapPath });
   if (htmlPath !== undefined && htmlPath !== "-") extras.push({ flag: "--html", path: htmlPath });
+  const outMapPath = values["output-source-map"];
+  if (outMapPath !== undefined && outMapPath !== "-") extras.push({ flag: "--output-source-map", path: outMapPath });
   for (const [i, { flag, path }] of extras.entries()) {
     const st = statOrNull(path);
     if (st?.isDirectory()) return fileError(path, `is a directory; ${flag} needs a file name`);
@@ -308,6 +330,20 @@ export function run(argv: readonly string[], io: CliIO): number {
   } catch (e) {
     return fileError(inputName, `cannot read: ${fsMessage(e)}`);
   }
+
+  let inputSourceMap: string | undefined;
+  const inMapPath = values["input-source-map"];
+  if (inMapPath !== undefined) {
+    try {
+      inputSourceMap = readFileSync(inMapPath, "utf8");
+    } catch (e) {
+      return fileError(inMapPath, `cannot read: ${fsMessage(e)}`);
+    }
+  }
+  // the output names its map: as given, or by its path from the output's directory
+  const sourceMapUrl =
+    values["output-source-map-url"] ??
+    (outMapPath === undefined || outMapPath === "-" ? undefined : toStdout ? outMapPath : relative(dirname(resolve(output)), resolve(outMapPath)).split(sep).join("/"));
 
   let profile: Profile | undefined;
   if (values.profile !== undefined) {
@@ -330,10 +366,11 @@ export function run(argv: readonly string[], io: CliIO): number {
   const t0 = now();
   let binary: Uint8Array;
   let report: Report;
+  let sourceMap: string | undefined;
   // brotli judgements use a second core (see compress-pool.ts)
   const parallel = parallelNodeMeasures();
   try {
-    ({ binary, report } = optimize(bytes, {
+    ({ binary, report, sourceMap } = optimize(bytes, {
       passes: passNames,
       validate,
       checked: values.checked ?? false,
@@ -345,6 +382,8 @@ export function run(argv: readonly string[], io: CliIO): number {
       features,
       ...(values["outline-hot"] || values["outline-loops"] ? { outlineHot: true } : {}),
       ...(values["strip-dwarf"] ? { stripDwarf: true } : {}),
+      ...(inputSourceMap !== undefined ? { inputSourceMap } : {}),
+      ...(sourceMapUrl !== undefined ? { sourceMapUrl } : {}),
       onProgress: (done, total, phase) => bar.update(done, total, phase),
     }));
   } catch (e) {
@@ -354,6 +393,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       return EXIT_BAD_INPUT;
     }
     if (e instanceof ProfileError) return fileError(values.profile ?? "--profile", e.message);
+    if (e instanceof UsageError && inMapPath !== undefined && e.message.startsWith("input source map:")) return fileError(inMapPath, e.message.slice("input source map: ".length));
     if (e instanceof UnknownPassError || e instanceof UsageError) return usage(e.message);
     throw e;
   } finally {
@@ -375,6 +415,10 @@ export function run(argv: readonly string[], io: CliIO): number {
     const text = json({ input: inputName, output: outputName, functions: report.mergeMap });
     if (mapPath === "-") stdoutText += text;
     else files.push({ path: mapPath, data: text });
+  }
+  if (outMapPath !== undefined && sourceMap !== undefined) {
+    if (outMapPath === "-") stdoutText += `${sourceMap}\n`;
+    else files.push({ path: outMapPath, data: sourceMap });
   }
   if (htmlPath !== undefined) {
     const text = htmlReport(bytes, binary, report, { input: inputName, output: outputName });

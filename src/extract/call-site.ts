@@ -34,6 +34,8 @@ export interface CallSite {
    */
   stores: ArrayLike<number>;
   exit: Exit;
+  /** The file offset of the code the site replaces: its instructions map there (source maps); 0 or absent: none. */
+  origin?: number;
 }
 
 /** Bytes of `local.get x` or `local.set x`. */
@@ -67,16 +69,17 @@ export function isTailCall(s: CallSite, tailCalls: boolean): boolean {
 /** Appends the site to `b`. */
 export function emitCallSite(b: BodyBuilder, s: CallSite, tailCalls: boolean): void {
   if (s.exit !== "none" && s.stores.length > 0) throw new Error("a call site that leaves the function cannot store results in locals");
-  pushLocals(b, s.args);
-  b.begin(isTailCall(s, tailCalls) ? RETURN_CALL : CALL);
+  const o = s.origin ?? 0;
+  pushLocals(b, s.args, o);
+  b.begin(isTailCall(s, tailCalls) ? RETURN_CALL : CALL, o);
   b.word(s.callee);
   for (let k = s.stores.length - 1; k >= 0; k--) {
     const x = s.stores[k]!;
     if (x >= 0) {
-      b.begin(LOCAL_SET);
+      b.begin(LOCAL_SET, o);
       b.word(x);
-    } else b.begin(DROP);
+    } else b.begin(DROP, o);
   }
-  if (s.exit === "return" && !tailCalls) b.begin(RETURN);
-  else if (s.exit === "trap") b.begin(UNREACHABLE);
+  if (s.exit === "return" && !tailCalls) b.begin(RETURN, o);
+  else if (s.exit === "trap") b.begin(UNREACHABLE, o);
 }

@@ -4,7 +4,7 @@
 // immediate layout (LOCAL_WORDS), so every local op is covered.
 
 import { idOf } from "../binary/opcodes/index.js";
-import type { Body, BodyBuilder } from "../ir/body.js";
+import { originOf, type Body, type BodyBuilder } from "../ir/body.js";
 import { LOCAL_WORDS } from "../ir/imm-layout.js";
 
 const LOCAL_GET = idOf("local.get");
@@ -17,9 +17,9 @@ const LOCAL_GET = idOf("local.get");
 export function copyRange(b: BodyBuilder, body: Body, from: number, to: number): void {
   const n = to - from;
   if (n <= 0) return;
-  if (b.offsets !== null || b.count + n + 1 >= b.ops.length) {
+  if ((b.offsets !== null && body.offsets === null) || b.count + n + 1 >= b.ops.length) {
     for (let i = from; i < to; i++) {
-      b.begin(body.ops[i]!);
+      b.begin(body.ops[i]!, originOf(body, i));
       for (let p = body.immStart[i]!; p < body.immStart[i + 1]!; p++) b.word(body.imm[p]!);
     }
     return;
@@ -28,6 +28,7 @@ export function copyRange(b: BodyBuilder, body: Body, from: number, to: number):
   const at = b.reserve(body.immStart[to]! - s);
   b.imm.set(body.imm.subarray(s, body.immStart[to]!), at);
   b.ops.set(body.ops.subarray(from, to), b.count);
+  if (b.offsets !== null) b.offsets.set(body.offsets!.subarray(from, to), b.count);
   const shift = at - s;
   for (let k = 0; k < n; k++) b.immStart[b.count + k] = body.immStart[from + k]! + shift;
   b.count += n;
@@ -37,7 +38,7 @@ export function copyRange(b: BodyBuilder, body: Body, from: number, to: number):
 export function copyRenamed(b: BodyBuilder, body: Body, from: number, to: number, rename: (local: number) => number): void {
   for (let i = from; i < to; i++) {
     const op = body.ops[i]!;
-    b.begin(op);
+    b.begin(op, originOf(body, i));
     const s = body.immStart[i]!;
     const e = body.immStart[i + 1]!;
     const loc = LOCAL_WORDS[op];
@@ -45,18 +46,18 @@ export function copyRenamed(b: BodyBuilder, body: Body, from: number, to: number
   }
 }
 
-/** Appends `local.get x` for each x of `locals`, in order. */
-export function pushLocals(b: BodyBuilder, locals: ArrayLike<number>): void {
+/** Appends `local.get x` for each x of `locals`, in order; `origin`: the file offset of the code they stand for (source maps). */
+export function pushLocals(b: BodyBuilder, locals: ArrayLike<number>, origin = 0): void {
   for (let k = 0; k < locals.length; k++) {
-    b.begin(LOCAL_GET);
+    b.begin(LOCAL_GET, origin);
     b.word(locals[k]!);
   }
 }
 
 /** Appends `local.get 0 … local.get n-1`: a function's first n parameters, in order. */
-export function pushParams(b: BodyBuilder, n: number): void {
+export function pushParams(b: BodyBuilder, n: number, origin = 0): void {
   for (let k = 0; k < n; k++) {
-    b.begin(LOCAL_GET);
+    b.begin(LOCAL_GET, origin);
     b.word(k);
   }
 }

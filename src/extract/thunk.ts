@@ -3,7 +3,7 @@
 // parameters on (their sizes: analysis/sizes.ts).
 
 import { idOf } from "../binary/opcodes/index.js";
-import { BodyBuilder, type Body } from "../ir/body.js";
+import { BodyBuilder, originOf, type Body } from "../ir/body.js";
 import type { Func, Module } from "../ir/module.js";
 import { emitCallSite } from "./call-site.js";
 import { pushParams } from "./copy.js";
@@ -21,17 +21,24 @@ export interface ThunkArg {
  * `return_call callee` when `tail` (same size; the thunk's frame is gone
  * from the stack, so deep recursion through thunks needs no more stack).
  */
-export function thunkBody(paramCount: number, callee: number, args: readonly ThunkArg[] = [], tail = false): Body {
-  const b = new BodyBuilder(paramCount + args.length + 2);
-  pushParams(b, paramCount);
+export function thunkBody(paramCount: number, callee: number, args: readonly ThunkArg[] = [], tail = false, origin = 0): Body {
+  // `origin`: the file offset of the code the thunk replaces (every instruction maps there)
+  const b = new BodyBuilder(paramCount + args.length + 2, origin !== 0);
+  pushParams(b, paramCount, origin);
   for (const a of args) {
-    b.begin(a.op);
+    b.begin(a.op, origin);
     for (const w of a.words) b.word(w);
   }
   // the function's end returns the call's results; a tail call leaves at once
-  emitCallSite(b, { callee, args: [], stores: [], exit: tail ? "return" : "none" }, tail);
-  b.begin(END);
+  emitCallSite(b, { callee, args: [], stores: [], exit: tail ? "return" : "none", origin }, tail);
+  b.begin(END, origin);
   return b.finish();
+}
+
+/** The file offset of f's first instruction, or 0 if it has none (a function a pass made). */
+export function funcOrigin(f: Func): number {
+  if (f.body) return originOf(f.body, 0);
+  return f.raw ? f.codeOffset : 0;
 }
 
 /** Replaces f's body by `body` with no declared locals (on the real module; see trial.ts replaceBody for trials). */

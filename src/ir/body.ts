@@ -32,7 +32,12 @@ export interface Body {
   /** Start of each instruction's immediates in `imm`; length count + 1. */
   immStart: Uint32Array;
   imm: Int32Array;
-  /** File offset of each instruction, when decoded from a file (for error messages). */
+  /**
+   * File offset of each instruction when decoded from a file (error messages
+   * name it); a pass that builds a body carries each instruction's over, and
+   * gives glue the offset of the code it replaced (source maps follow it).
+   * 0: no origin.
+   */
   offsets: Uint32Array | null;
 }
 
@@ -114,6 +119,11 @@ export class BodyBuilder {
       offsets: this.offsets ? cut(this.offsets, n) : null,
     };
   }
+}
+
+/** The file offset instruction `i` of `body` came from, or 0 if it has none (glue a pass made). */
+export function originOf(body: Body, i: number): number {
+  return body.offsets ? body.offsets[i]! : 0;
 }
 
 /**

@@ -11,7 +11,7 @@ import { observableIdentity } from "../analysis/func-identity.js";
 import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
 import type { Module } from "../ir/module.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
-import { paramCount, setBody, thunkBody } from "../extract/thunk.js";
+import { funcOrigin, paramCount, setBody, thunkBody } from "../extract/thunk.js";
 import { functionCost } from "../analysis/sizes.js";
 import { mayIntroduce } from "./features.js";
 import { funcLabel, type MergeMapEntry } from "./merge-map.js";
@@ -101,7 +101,7 @@ export function foldFunctions(m: Module, keepExportIdentity: boolean, tail = fal
       const f = fn(i);
       const before = functionCost(f);
       const saved = { body: f.body, locals: f.locals, localCount: f.localCount, dirty: f.dirty };
-      setBody(f, thunkBody(paramCount(m, f.typeIndex), rep, [], tail));
+      setBody(f, thunkBody(paramCount(m, f.typeIndex), rep, [], tail, funcOrigin(f)));
       if (functionCost(f) >= before) {
         Object.assign(f, saved);
         continue;

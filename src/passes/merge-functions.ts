@@ -12,11 +12,11 @@ import { u32Size } from "../binary/bytes.js";
 import { bodyOf } from "../binary/reader.js";
 import { idOf } from "../binary/opcodes/index.js";
 import { CALL, groupBy, isParamOp, shapeEqual, shapeHash, type ShapeMode } from "../analysis/func-shape.js";
-import { BodyBuilder, type Body } from "../ir/body.js";
+import { BodyBuilder, originOf, type Body } from "../ir/body.js";
 import type { Module } from "../ir/module.js";
 import { FUNCREF, I32, I64, F32, F64, type ValType } from "../ir/types.js";
 import type { HotCode, Pass, PassContext, PassResult } from "./pass.js";
-import { thunkBody, type ThunkArg } from "../extract/thunk.js";
+import { funcOrigin, thunkBody, type ThunkArg } from "../extract/thunk.js";
 import { addFunction, newFunctionBytes, type NewFunction } from "../extract/new-function.js";
 import { copyRenamed } from "../extract/copy.js";
 import { replaceBody, trialCopy } from "../extract/trial.js";
@@ -330,7 +330,7 @@ function concretize(m: Module, table: CalleeTable | null, plan: Plan, payOverhea
     const f = m.functions[fi]!;
     before += functionCost(f);
     const args = params.map((p) => (p.isCallee ? { op: I32_CONST, words: [slotOf(p.args[k]!.words[0]!)] } : p.args[k]!));
-    const tb = thunkBody(nParams, mergedIndex, args, tail);
+    const tb = thunkBody(nParams, mergedIndex, args, tail, funcOrigin(f));
     thunks.push(tb);
     after += functionCost({ ...f, body: tb, locals: [], raw: null, dirty: true });
   });
@@ -391,17 +391,18 @@ function describeArgs(thunk: Body, nParams: number): string[] {
 
 function buildMergedBody(body: Body, paramOf: Int32Array, params: Param[], nParams: number, calleeTypes: number[], tableIndex: number): Body {
   const shift = params.length;
-  const b = new BodyBuilder(body.count + 8);
+  const b = new BodyBuilder(body.count + 8, body.offsets !== null);
   // the extra parameters come after the original ones: declared locals move up
   const rename = (x: number) => (x >= nParams ? x + shift : x);
   for (let i = 0; i < body.count; i++) {
     const op = body.ops[i]!;
     const pid = paramOf[i]!;
     if (pid >= 0) {
-      b.begin(LOCAL_GET);
+      const origin = originOf(body, i);
+      b.begin(LOCAL_GET, origin);
       b.word(nParams + pid);
       if (op === CALL) {
-        b.begin(CALL_INDIRECT);
+        b.begin(CALL_INDIRECT, origin);
         b.word(calleeTypes[pid]!);
         b.word(tableIndex);
       }

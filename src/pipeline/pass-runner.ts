@@ -15,6 +15,7 @@ import type { SizeJudge, SizeTarget } from "../size-target.js";
 import { describe, type Blame } from "./blame.js";
 import { ms, now, type Phases } from "./phases.js";
 import type { Checkpoint } from "./verify.js";
+import type { CodeOrigins } from "./code-origins.js";
 
 /** Reads, fully decodes and validates `bytes`; throws what the reader or validator throws. */
 export function readAndValidate(bytes: Uint8Array): Module {
@@ -51,6 +52,8 @@ export interface RunnerSettings {
   judge: SizeJudge;
   /** Options every pass gets besides its judge. */
   shared: Omit<PassOptions, "judge">;
+  /** Where the code came from, when a source map must follow it. */
+  origins?: CodeOrigins | null;
 }
 
 export class PassRunner {
@@ -93,7 +96,7 @@ export class PassRunner {
     if (result.changed) {
       let next: Uint8Array;
       try {
-        next = writeModule(this.m);
+        next = this.s.origins ? this.s.origins.write(this.m) : writeModule(this.m);
       } catch (e) {
         blame(e, `writing the module after pass "${pass.name}" failed`, pass.name);
       }
@@ -107,6 +110,7 @@ export class PassRunner {
         } catch (e) {
           blame(e, `re-reading the module to undo pass "${pass.name}" failed`, pass.name);
         }
+        this.s.origins?.read(this.m, this.current);
         restoreOrigins(this.m, origins, this.mapEntries);
       } else {
         if (this.s.checked) {
@@ -148,6 +152,7 @@ export class PassRunner {
     } catch (e) {
       this.s.blame(e, "re-reading the module after verification failed");
     }
+    this.s.origins?.read(this.m, this.current);
     this.mapEntries.length = cp.entries;
     restoreOrigins(this.m, cp.origins, this.mapEntries);
     for (const r of this.reports.slice(cp.reports)) {

@@ -11,6 +11,7 @@ import { scanSections, type SectionInfo, type Timings } from "../report.js";
 import { recordProducer } from "../producers.js";
 import { setAsideDebugInfo, type SetAside } from "../debug-info.js";
 import type { Blame } from "./blame.js";
+import type { CodeOrigins } from "./code-origins.js";
 import { ms, now, type Phases } from "./phases.js";
 
 export interface Input {
@@ -24,7 +25,8 @@ export interface Input {
   baseline: Uint8Array;
 }
 
-export function readInput(bytes: Uint8Array, validate: boolean, phases: Phases, timings: Timings, blame: Blame): Input {
+/** `origins`: when a source map must follow the code, where the baseline's code came from is recorded there. */
+export function readInput(bytes: Uint8Array, validate: boolean, phases: Phases, timings: Timings, blame: Blame, origins: CodeOrigins | null = null): Input {
   phases.start("read");
   let t = now();
   const m = readModule(bytes);
@@ -53,7 +55,8 @@ export function readInput(bytes: Uint8Array, validate: boolean, phases: Phases, 
   t = now();
   let baseline: Uint8Array;
   try {
-    baseline = writeModule(m, { onProgress: (d, n) => phases.report(n > 0 ? d / n : 1) });
+    const onProgress = (d: number, n: number): void => phases.report(n > 0 ? d / n : 1);
+    baseline = origins ? origins.write(m, { onProgress }) : writeModule(m, { onProgress });
   } catch (e) {
     blame(e, "writing the module failed");
   }

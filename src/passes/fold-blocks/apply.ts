@@ -2,7 +2,7 @@
 // every function that has a site, from its body as it was when the regions
 // were found. Works on the real module or on a trial copy (for the judge).
 
-import { BodyBuilder, type Body } from "../../ir/body.js";
+import { BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
 import { emitCallSite, isTailCall } from "../../extract/call-site.js";
 import { addFunction, groupLocals } from "../../extract/new-function.js";
@@ -44,11 +44,11 @@ export function applyFolds(m: Module, folds: readonly Fold[], o: FoldOptions, tr
   for (const [pos, list] of bySite) {
     list.sort((a, b) => a.site.region.start - b.site.region.start);
     const body = list[0]!.site.info.body;
-    const b = new BodyBuilder(body.count + 16);
+    const b = new BodyBuilder(body.count + 16, body.offsets !== null);
     let i = 0;
     for (const { site, shape, callee } of list) {
       copyRange(b, body, i, site.region.start);
-      const call = callSiteOf(site, shape, callee);
+      const call = { ...callSiteOf(site, shape, callee), origin: originOf(body, site.region.start) };
       emitCallSite(b, call, o.tailCall);
       calls?.push({ host: nImp + pos, callee, tail: isTailCall(call, o.tailCall) });
       i = site.region.end;

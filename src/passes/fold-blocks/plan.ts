@@ -2,7 +2,7 @@
 // them, the call sequence at each site, and its exact byte balance.
 
 import { idOf } from "../../binary/opcodes/index.js";
-import { BLOCK_EMPTY, BodyBuilder, type Body } from "../../ir/body.js";
+import { BLOCK_EMPTY, BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import type { CallSite } from "../../extract/call-site.js";
 import { groupLocals } from "../../extract/new-function.js";
 import { copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
@@ -139,8 +139,11 @@ export function foldedBody(m: Module, site: Site, shape: Shape): Body {
   const canonOf = new Map<number, number>();
   site.locals.forEach((l, c) => canonOf.set(l, c));
   const map = (l: number) => shape.newIndex[canonOf.get(l)!]!;
-  const b = new BodyBuilder(r.end - r.start + shape.params.length + shape.outLocals.length + 4);
-  pushParams(b, shape.stackParams.length);
+  const b = new BodyBuilder(r.end - r.start + shape.params.length + shape.outLocals.length + 4, body.offsets !== null);
+  // glue maps to the code it stands for: parameters to the region's first instruction, the rest to its last
+  const head = originOf(body, r.start);
+  const tail = originOf(body, r.end - 1);
+  pushParams(b, shape.stackParams.length, head);
   const first = body.ops[r.start]!;
   const hasOut = shape.outLocals.length > 0;
   let from = r.start;
@@ -152,19 +155,19 @@ export function foldedBody(m: Module, site: Site, shape: Shape): Body {
     to--;
   } else if (r.kind === "arm" && hasOut) wrap = true;
   if (wrap) {
-    b.begin(BLOCK);
+    b.begin(BLOCK, head);
     b.word(r.blockType);
   }
   copyRenamed(b, body, from, to, map);
-  if (wrap) b.begin(END);
+  if (wrap) b.begin(END, tail);
   if (r.tail && r.kind === "construct" && (first === LOOP || first === IF)) {
     // the construct's results need not match the function's: its end is never reached
     const sig = blockSig(m, r.blockType)!;
     const same = sig.results.length === shape.results.length && sig.results.every((t, k) => t === shape.results[k]);
-    if (!same) b.begin(UNREACHABLE);
+    if (!same) b.begin(UNREACHABLE, tail);
   }
-  pushLocals(b, shape.outLocals.map((c) => shape.newIndex[c]!));
-  b.begin(END);
+  pushLocals(b, shape.outLocals.map((c) => shape.newIndex[c]!), tail);
+  b.begin(END, tail);
   return b.finish();
 }
 

@@ -3,7 +3,7 @@
 // parameter local, call, local.set or drop per result local).
 
 import { idOf } from "../../binary/opcodes/index.js";
-import { BodyBuilder, type Body } from "../../ir/body.js";
+import { BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
 import { copyRange, copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
 import { emitCallSite, isTailCall, type CallSite } from "../../extract/call-site.js";
@@ -24,16 +24,18 @@ function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
   const i0 = p - info.start;
   const canonOf = new Map<number, number>();
   for (let ci = 0; ci < c.nc; ci++) canonOf.set(c.xs[k * c.nc + ci]!, ci);
-  const b = new BodyBuilder(c.len + c.stackParams + c.resultLocals.length + 2);
-  pushParams(b, c.stackParams);
+  const b = new BodyBuilder(c.len + c.stackParams + c.resultLocals.length + 2, body.offsets !== null);
+  // glue maps to the code it stands for: parameters to the first instruction, results and end to the last
+  const last = originOf(body, i0 + c.len - 1);
+  pushParams(b, c.stackParams, originOf(body, i0));
   copyRenamed(b, body, i0, i0 + (c.stripReturn ? c.len - 1 : c.len), (x) => c.newIndex[canonOf.get(x)!]!);
-  if (c.kind === NORMAL) pushLocals(b, c.resultLocals.map((ci) => c.newIndex[ci]!));
-  b.begin(END);
+  if (c.kind === NORMAL) pushLocals(b, c.resultLocals.map((ci) => c.newIndex[ci]!), last);
+  b.begin(END, last);
   return b.finish();
 }
 
 /** The call site that replaces occurrence k of `c`. */
-function siteOf(c: Candidate, k: number, callee: number): CallSite {
+function siteOf(c: Candidate, k: number, callee: number, origin: number): CallSite {
   const xs = c.xs.subarray(k * c.nc, (k + 1) * c.nc);
   const nr = c.resultLocals.length;
   return {
@@ -41,6 +43,7 @@ function siteOf(c: Candidate, k: number, callee: number): CallSite {
     args: c.paramLocals.map((ci) => xs[ci]!),
     stores: c.resultLocals.map((ci, r) => (c.live[k * nr + r] ? xs[ci]! : -1)),
     exit: EXIT[c.kind]!,
+    origin,
   };
 }
 
@@ -79,13 +82,13 @@ export function applyChosen(m: Module, corpus: Corpus, chosen: readonly Chosen[]
     const info = corpus.infos[fi]!;
     const body = info.body;
     list.sort((a, b) => a[0] - b[0]);
-    const out = new BodyBuilder(body.count);
+    const out = new BodyBuilder(body.count, body.offsets !== null);
     let i = 0;
     for (const [p, ci, k] of list) {
       const at = p - info.start;
       copyRange(out, body, i, at);
       const c = chosen[ci]!.c;
-      const site = siteOf(c, k, callee[ci]!);
+      const site = siteOf(c, k, callee[ci]!, originOf(body, at));
       emitCallSite(out, site, opts.tailCalls);
       opts.calls?.push({ host: nImp + info.index, callee: callee[ci]!, tail: isTailCall(site, opts.tailCalls) });
       i = at + c.len;
