@@ -101,9 +101,10 @@ function showResult(m: Extract<WorkerMessage, { type: "result" }>): void {
   download.textContent = `Download ${m.outputName} (${m.output.length.toLocaleString("en-US")} bytes)`;
   downloadReport.href = blobUrl(m.reportHtml, "text/html");
   downloadReport.download = `${m.outputName.replace(/\.wasm$/, "")}.report.html`;
+  const done = `Done in ${(m.timeMs / 1000).toFixed(1)} s: ${s.raw.before.toLocaleString("en-US")} → ${s.raw.after.toLocaleString("en-US")} bytes.`;
+  frame.addEventListener("load", () => setState("done", done), { once: true }); // done once the report shows
   frame.srcdoc = m.reportHtml;
   results.hidden = false;
-  setState("done", `Done in ${(m.timeMs / 1000).toFixed(1)} s: ${s.raw.before.toLocaleString("en-US")} → ${s.raw.after.toLocaleString("en-US")} bytes.`);
 }
 
 function run(): void {

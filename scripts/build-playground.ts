@@ -1,14 +1,14 @@
 // Builds the in-browser playground into a directory of static files
 // (default dist/playground/site): index.html and playground.js, which holds
 // the page's code and, as a string, the worker's (core, pako, the brotli
-// encoder), so the page works served or opened as a file, offline.
+// encoder's wasm), so the page works served or opened as a file, offline.
 // Bundles what tsc compiled (dist/playground/*.js). The worker bundle must
 // not import a Node API: the build fails, naming the import, if it does.
 //
 //   node dist/scripts/build-playground.js [OUTDIR]
 
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild-wasm";
 
@@ -25,17 +25,13 @@ const noNode: Plugin = {
   },
 };
 
-/** `brotli-encoder`: the emscripten module inside the brotli package, which its exports do not list. */
-function brotliEncoder(): Plugin {
-  const pkg = fileURLToPath(import.meta.resolve("brotli"));
-  const file = join(dirname(pkg), "build/encode.js");
-  return {
-    name: "brotli-encoder",
-    setup(b) {
-      b.onResolve({ filter: /^brotli-encoder$/ }, () => ({ path: file }));
-    },
-  };
-}
+/** `brotli-size-wasm`: the brotli encoder (playground/brotli/), embedded as bytes. */
+const brotliWasm: Plugin = {
+  name: "brotli-size-wasm",
+  setup(b) {
+    b.onResolve({ filter: /^brotli-size-wasm$/ }, () => ({ path: join(root, "playground/brotli/brotli-size.wasm") }));
+  },
+};
 
 /** Builds the site into `outdir` (emptied first). Returns the paths of its two files. */
 export async function buildPlayground(outdir: string = DEFAULT_SITE): Promise<{ html: string; script: string }> {
@@ -46,7 +42,8 @@ export async function buildPlayground(outdir: string = DEFAULT_SITE): Promise<{ 
     entryPoints: [join(compiled, "worker.js")],
     format: "iife",
     write: false,
-    plugins: [noNode, brotliEncoder()],
+    loader: { ".wasm": "binary" },
+    plugins: [noNode, brotliWasm],
   });
   const workerSource = worker.outputFiles[0]!.text;
   rmSync(outdir, { recursive: true, force: true });

@@ -18,7 +18,7 @@ import type { Page } from "playwright-core";
 import { runSafely } from "../src/cli/run.js";
 import { brotliSize, gzipSize } from "../src/cli/compress.js";
 import { buildPlayground } from "../scripts/build-playground.js";
-import { CHROMIUM, skip } from "./chromium.js";
+import { CHROMIUM, skip } from "../scripts/chromium.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // dist/test -> repository root
 const FIXTURE = join(ROOT, "fixtures/wasm/families-Oz.wasm");

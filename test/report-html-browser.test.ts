@@ -15,7 +15,7 @@ import { runSafely } from "../src/cli/run.js";
 import { optimize } from "../src/pipeline.js";
 import { htmlReport } from "../src/cli/html-report.js";
 import { namedModule } from "./named-module.js";
-import { CHROMIUM, skip } from "./chromium.js";
+import { CHROMIUM, skip } from "../scripts/chromium.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // dist/test -> repository root
 const FIXTURE = join(ROOT, "fixtures/wasm/families-O2.wasm");

@@ -1,6 +1,7 @@
-// Where the browser tests find chromium: CHROMIUM_PATH when set (the only
-// candidate then: CHROMIUM_PATH=/none shows the skip), else Debian's binary.
-// `skip` is false, or the reason the browser tests are skipped.
+// Where the browser tests and scripts/screenshots.ts find chromium:
+// CHROMIUM_PATH when set (the only candidate then: CHROMIUM_PATH=/none shows
+// the skip), else Debian's binary. `skip` is false, or the reason the browser
+// tests are skipped.
 
 import { existsSync } from "node:fs";
 
