@@ -6,7 +6,7 @@
 //
 //   npm run screenshots     (builds first; or node dist/scripts/screenshots.js after a build)
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -33,11 +33,18 @@ try {
   if ((await page.evaluate(() => document.body.dataset.state)) !== "done") throw new Error(`playground: ${await page.locator("#status").textContent()}`);
   await page.screenshot({ path: join(docs, "playground.png") });
 
-  // the --html report
+  // the --html report, run where the files are so that the page names them as the README's command does
   const report = join(tmp, "graph.report.html");
   const err: string[] = [];
   const io = { stdout: () => {}, stderr: (s: string) => void err.push(s), stderrIsTTY: false, env: {} };
-  if (runSafely([join(root, "fixtures/wasm/graph-O2.wasm"), "-o", join(tmp, "graph.min.wasm"), "--html", report, "-q"], io) !== 0) throw new Error(err.join(""));
+  copyFileSync(join(root, "fixtures/wasm/graph-O2.wasm"), join(tmp, "graph-O2.wasm"));
+  const cwd = process.cwd();
+  process.chdir(tmp);
+  try {
+    if (runSafely(["graph-O2.wasm", "-o", "graph.min.wasm", "--html", "graph.report.html", "-q"], io) !== 0) throw new Error(err.join(""));
+  } finally {
+    process.chdir(cwd);
+  }
   const tab = await browser.newPage({ viewport: { width: WIDTH, height: 1400 } });
   await tab.goto(pathToFileURL(report).href, { waitUntil: "load" });
   await tab.screenshot({ path: join(docs, "html-report.png") });
