@@ -141,12 +141,15 @@ fileInput.addEventListener("change", () => {
   const f = fileInput.files?.[0];
   if (f) void take(f);
 });
-drop.addEventListener("dragover", (e) => {
+// a file dropped anywhere on the page is taken (the browser would otherwise open it)
+document.addEventListener("dragover", (e) => {
   e.preventDefault();
   drop.classList.add("over");
 });
-drop.addEventListener("dragleave", () => drop.classList.remove("over"));
-drop.addEventListener("drop", (e) => {
+document.addEventListener("dragleave", (e) => {
+  if (e.relatedTarget === null) drop.classList.remove("over");
+});
+document.addEventListener("drop", (e) => {
   e.preventDefault();
   drop.classList.remove("over");
   const f = e.dataTransfer?.files[0];

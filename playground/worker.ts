@@ -38,6 +38,10 @@ const ready = loadCompressors().then((c) => {
   scope.postMessage({ type: "ready", passes, pipelines });
   return { measures, gzip9, brotli11 };
 });
+ready.catch((err: unknown) => {
+  // id 0: the page shows it while no run is going
+  scope.postMessage({ type: "error", id: 0, message: `the optimizer could not start: ${err instanceof Error ? err.message : String(err)}` });
+});
 
 async function run(req: OptimizeRequest): Promise<void> {
   const { measures, gzip9, brotli11 } = await ready;
