@@ -7,7 +7,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,14 +15,11 @@ import { runSafely } from "../src/cli/run.js";
 import { optimize } from "../src/pipeline.js";
 import { htmlReport } from "../src/cli/html-report.js";
 import { namedModule } from "./named-module.js";
+import { CHROMIUM, skip } from "../scripts/chromium.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // dist/test -> repository root
 const FIXTURE = join(ROOT, "fixtures/wasm/families-O2.wasm");
 
-// CHROMIUM_PATH, when set, is the only candidate (CHROMIUM_PATH=/none shows the skip)
-const CANDIDATES = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
-const skip = CHROMIUM ? false : `no chromium binary (looked for ${CANDIDATES.join(", ")}; apt-get install chromium, or set CHROMIUM_PATH)`;
 
 test("--html report of a fixture renders in headless chromium: rows, treemap, sorting, search, no console error, no fetch", { skip, timeout: 60_000 }, async () => {
   const { chromium } = await import("playwright-core");
