@@ -12,6 +12,7 @@ import { validateModule } from "../src/analysis/validate.js";
 import { optimize } from "../src/index.js";
 import type { Func, Module } from "../src/ir/module.js";
 import type { HotCode } from "../src/passes/pass.js";
+import type { SizeJudge } from "../src/size-target.js";
 import { slices } from "../src/passes/slices/index.js";
 import { PAPER_PRESET } from "../src/passes/slices/cost.js";
 import { sameBehaviour } from "./behaviour.js";
@@ -98,5 +99,23 @@ test("slices on C fixtures (hot code included): the programs' outputs are unchan
     });
     assert.equal(describeFailures(r), null);
     assert.ok((stats?.functions ?? 0) > 0 && r.bytesAfter < r.bytesBefore, `${f.name}: ${r.bytesBefore} -> ${r.bytesAfter}`);
+  }
+});
+
+test("slices under a compressed target: the judge decides on the whole module, in halves; what it refuses stays as it was", async () => {
+  // two classes (different constants), each paying in raw bytes
+  const input = await parse(`(module (memory 1) (func $g (param i32) (result i32) (i32.add (local.get 0) (i32.load (i32.const 16))))
+    ${Array.from({ length: 24 }, (_, i) => FN(`f${i}`, i < 12 ? 1234567 : 7654321)).join("\n")})`);
+  const calls: [string, unknown[]][] = Array.from({ length: 24 }, (_, i) => [-7, 0, 123456789].map((a) => [`f${i}`, [a, i]] as [string, unknown[]])).flat();
+  // the judge's answers in turn: both classes, then the first alone, then the second alone
+  for (const [answers, functions] of [[[true], 2], [[false, false, true], 1], [[false, false, false], 0]] as const) {
+    const m = readModule(input, { decodeBodies: true });
+    let k = 0;
+    const judge = { compressed: true, prefetch: () => {}, better: () => answers[k++] ?? false } as unknown as SizeJudge;
+    const s = slices(m, { judge });
+    assert.equal(s.judgements, answers.length);
+    assert.equal(s.functions, functions);
+    validateModule(m);
+    sameBehaviour(input, writeModule(m), calls);
   }
 });
