@@ -81,7 +81,7 @@ export type Refusal =
   | { reason: "stop-moved"; instr: number }
   /** More than the limit of instructions. */
   | { reason: "too-big"; instr: number }
-  /** Unreachable code, or a value of a type the slice does not handle (references). */
+  /** Unreachable code, a declared reference local's null default, an idempotent op with several results. */
   | { reason: "other"; instr: number };
 
 export interface IdentifyOptions {
@@ -102,11 +102,6 @@ const CONSTS = new Set(["i32.const", "i64.const", "f32.const", "f64.const", "v12
 /** True if op is a binary numeric instruction, the paper's criterion. */
 export function isCriterionOp(op: number): boolean {
   return BINARY[op] === 1;
-}
-
-/** True if op pushes a constant (not counted in a slice's size I). */
-export function isConstOp(op: number): boolean {
-  return CONSTS.has(op);
 }
 
 class Refused extends Error {
@@ -276,8 +271,9 @@ export class FunctionSlicer {
     const opNode = (p: number): number => {
       const op = ops[p]!;
       const t = this.typing;
-      if (pushCount(t, p) !== 1 || OPS[op]!.effects & Eff.STRUCTURE) throw new Refused({ reason: "construct", instr: p });
+      if (OPS[op]!.effects & Eff.STRUCTURE) throw new Refused({ reason: "construct", instr: p });
       if (!this.idempotent(p)) throw new Refused({ reason: "impure", instr: p });
+      if (pushCount(t, p) !== 1) throw new Refused({ reason: "other", instr: p });
       const type = t.pushType[t.pushStart[p]!]!;
       add(p);
       const args: number[] = [];
