@@ -1,0 +1,356 @@
+// Idempotent backward slices (DIGEST §1.3, stage a of §1.8): from a binary
+// numeric instruction (the criterion), the pure computation its value
+// depends on, through the operand stack and through locals (SSA def-use),
+// as a DAG of pure operations over a stop set.
+//
+// Stop rules (the paper's): parameters; values of a shallower loop depth
+// than the criterion; a μ (loop-header φ) of the same depth. Stage a stops
+// at every other φ too (a γ would need its gate's predicates: stage b), so
+// every instruction of a stage-a slice dominates the criterion.
+// Idempotence (DIGEST §1.8): constants, non-trapping numeric and SIMD ops,
+// select, global.get of immutable globals (analysis/effects.ts decides);
+// div/rem only with a constant divisor pushed right before it that cannot
+// trap. Anything else (loads, calls, mutable globals, trapping ops, values
+// a construct leaves) refuses the whole slice, as in the paper.
+//
+// Wasm adds one condition the paper's SSA does not need: at the criterion,
+// the call that replaces it reads each stop value from its local, so that
+// local must still hold it there (no write to it on any path between the
+// slice's read and the criterion).
+
+import { Eff, OPS, idOf } from "../../binary/opcodes/index.js";
+import { bodyOf } from "../../binary/reader.js";
+import type { Body } from "../../ir/body.js";
+import type { Func, Module } from "../../ir/module.js";
+import { isRef, type ValType } from "../../ir/types.js";
+import { popCount, pushCount, typeBody, type BodyTyping } from "../../analysis/body-typing.js";
+import type { Cfg } from "../../analysis/cfg.js";
+import { effectsContext, instrFlags, isPureFlags, rangeFlags, type EffectsContext } from "../../analysis/effects.js";
+import { loopForest, type LoopForest } from "../../analysis/loops.js";
+import { localTypesOf, moduleEnv, type ModuleEnv } from "../../analysis/module-env.js";
+import { DEF, localSsa, PARAM, PHI, ZERO, type LocalSsa } from "../../analysis/ssa.js";
+
+const LOCAL_GET = idOf("local.get");
+const LOCAL_SET = idOf("local.set");
+const LOCAL_TEE = idOf("local.tee");
+
+/** A value leaf of a slice: a stop value (becomes a parameter). */
+export const STOP_PARAM = 0, STOP_OUTER = 1, STOP_MU = 2, STOP_GAMMA = 3;
+export type StopKind = typeof STOP_PARAM | typeof STOP_OUTER | typeof STOP_MU | typeof STOP_GAMMA;
+
+/** A node of the slice's value DAG. */
+export type SliceNode =
+  /** A pure instruction of the parent; `args` are node indices, one per operand. */
+  | { kind: "op"; instr: number; args: number[]; type: ValType }
+  /** Stop value `stop` (an index into Slice.stops). */
+  | { kind: "stop"; stop: number; type: ValType }
+  /** The default (zero) a declared local has on entry, read before any write. */
+  | { kind: "zero"; type: ValType };
+
+export interface Stop {
+  /** SSA value (analysis/ssa.ts). */
+  value: number;
+  /** The local that holds it at the criterion (the call site reads it there). */
+  local: number;
+  kind: StopKind;
+  type: ValType;
+}
+
+export interface Slice {
+  /** Index into m.functions. */
+  func: number;
+  criterion: number;
+  /** Operands before their users; the criterion's node is last. */
+  nodes: SliceNode[];
+  stops: Stop[];
+  /** The parent's instructions the slice is made of (operations, local.get/set/tee), ascending, the criterion included. */
+  instrs: number[];
+  /** I of the paper's cost model: operations other than constants (an LLVM constant is no instruction). */
+  size: number;
+  /** Loop depth of the criterion (0: in no loop). */
+  depth: number;
+}
+
+/** Why a criterion has no slice. */
+export type Refusal =
+  /** An instruction that is not idempotent (load, store, call, mutable global, may trap, atomic ...); `instr` says which. */
+  | { reason: "impure"; instr: number }
+  /** A value a construct leaves (block/if result, loop or block parameter): stage b/c. */
+  | { reason: "construct"; instr: number }
+  /** A stop value's local is written between the slice's read of it and the criterion. */
+  | { reason: "stop-moved"; instr: number }
+  /** More than the limit of instructions. */
+  | { reason: "too-big"; instr: number }
+  /** Unreachable code, a declared reference local's null default, an idempotent op with several results. */
+  | { reason: "other"; instr: number };
+
+export interface IdentifyOptions {
+  /** Largest slice (instructions of the parent) looked at; larger ones are refused. */
+  maxInstrs: number;
+  /** Blocks a stop-availability search may visit before refusing. */
+  maxSearch: number;
+}
+
+export const DEFAULT_IDENTIFY: IdentifyOptions = { maxInstrs: 64, maxSearch: 4096 };
+
+const BINARY_SIG = /^(i32|i64|f32|f64|v128) (i32|i64|f32|f64|v128) -> (i32|i64|f32|f64|v128)$/;
+/** Per op: 1 if it is a binary numeric instruction (two operands, one result, fixed numeric types, no memory). */
+const BINARY = Uint8Array.from(OPS, (d) => (d.sig !== undefined && BINARY_SIG.test(d.sig) && !(d.effects & (Eff.READ_MEM | Eff.WRITE_MEM)) ? 1 : 0));
+const DIVS = new Set(["div_s", "div_u", "rem_s", "rem_u"].flatMap((o) => [idOf(`i32.${o}`), idOf(`i64.${o}`)]));
+const CONSTS = new Set(["i32.const", "i64.const", "f32.const", "f64.const", "v128.const"].map(idOf));
+
+/** True if op is a binary numeric instruction, the paper's criterion. */
+export function isCriterionOp(op: number): boolean {
+  return BINARY[op] === 1;
+}
+
+class Refused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.reason);
+  }
+}
+
+/** What the slicer knows about one function; build once, ask for every criterion. */
+export class FunctionSlicer {
+  readonly body: Body;
+  readonly typing: BodyTyping;
+  readonly ssa: LocalSsa;
+  readonly cfg: Cfg;
+  readonly loops: LoopForest;
+  readonly localTypes: Int32Array;
+  /** Per push slot: the instruction that pops it, -1 if none does. */
+  private readonly consumerOfPush: Int32Array;
+  /** Per local: its local.set/local.tee instructions. */
+  private readonly defsOf: number[][];
+  /** Per (block of the read, block of the criterion): the blocks a path between them may pass (see reaches); null: too far to search. */
+  private readonly between = new Map<number, Uint8Array | null>();
+  private readonly headers: Set<number>;
+
+  constructor(
+    readonly m: Module,
+    readonly func: number,
+    readonly env: ModuleEnv = moduleEnv(m),
+    readonly effects: EffectsContext = effectsContext(m),
+    readonly options: IdentifyOptions = DEFAULT_IDENTIFY,
+  ) {
+    const f: Func = m.functions[func]!;
+    this.body = bodyOf(m, f);
+    this.typing = typeBody(m, m.numImportedFuncs + func, env);
+    this.localTypes = localTypesOf(env, f.typeIndex, f.locals);
+    const nParams = env.ctx.params[f.typeIndex]?.length ?? 0;
+    this.ssa = localSsa(this.body, nParams, this.localTypes.length);
+    this.cfg = this.ssa.cfg;
+    this.loops = loopForest(this.body);
+    this.headers = new Set(this.loops.header);
+    const t = this.typing;
+    this.consumerOfPush = new Int32Array(t.pushType.length).fill(-1);
+    for (let i = 0; i < this.body.count; i++) {
+      for (let k = t.popStart[i]!; k < t.popStart[i + 1]!; k++) {
+        const s = t.popFrom[k]!;
+        if (s >= 0) this.consumerOfPush[s] = i;
+      }
+    }
+    this.defsOf = Array.from({ length: this.localTypes.length }, () => []);
+    const { ops, imm, immStart } = this.body;
+    for (let i = 0; i < this.body.count; i++) {
+      if (ops[i] === LOCAL_SET || ops[i] === LOCAL_TEE) this.defsOf[imm[immStart[i]!]!]!.push(i);
+    }
+  }
+
+  /** The binary numeric instructions in reachable code: the criteria. */
+  criteria(): number[] {
+    const out: number[] = [];
+    const { ops } = this.body;
+    for (let i = 0; i < this.body.count; i++) if (BINARY[ops[i]!] && this.typing.height[i]! >= 0) out.push(i);
+    return out;
+  }
+
+  /** Loop depth of instruction i (0: in no loop). */
+  depthOf(i: number): number {
+    const l = this.loops.loopOf[this.cfg.blockOf[i]!]!;
+    return l < 0 ? 0 : this.loops.depth[l]!;
+  }
+
+  /** The instruction that pops the single value instruction i pushes, -1 if none does. */
+  consumerOf(i: number): number {
+    const t = this.typing;
+    if (pushCount(t, i) !== 1) return -1;
+    return this.consumerOfPush[t.pushStart[i]!]!;
+  }
+
+  /** The producer of operand k of instruction i, -1 in unreachable code. */
+  producerOf(i: number, k: number): number {
+    const s = this.typing.popFrom[this.typing.popStart[i]! + k]!;
+    return s < 0 ? -1 : this.typing.pushedBy[s]!;
+  }
+
+  /** The slice of criterion c, or why there is none. */
+  slice(c: number): Slice | Refusal {
+    try {
+      return this.build(c);
+    } catch (e) {
+      if (e instanceof Refused) return e.refusal;
+      throw e;
+    }
+  }
+
+  private build(c: number): Slice {
+    const nodes: SliceNode[] = [];
+    const stops: Stop[] = [];
+    const instrs: number[] = [];
+    const inSlice = new Set<number>();
+    const depth = this.depthOf(c);
+    const { ops } = this.body;
+    /** Node of each SSA value already reached (defs, stops, zeros). */
+    const ofValue = new Map<number, number>();
+    const add = (i: number): void => {
+      if (inSlice.has(i)) return;
+      inSlice.add(i);
+      instrs.push(i);
+      if (instrs.length > this.options.maxInstrs) throw new Refused({ reason: "too-big", instr: c });
+    };
+    /** The node of the value instruction p pushes (p an operand producer). */
+    const pushed = (p: number): number => {
+      if (p < 0) throw new Refused({ reason: "other", instr: c });
+      const op = ops[p]!;
+      if (op === LOCAL_GET) {
+        add(p);
+        return valueNode(this.ssa.read[p]!, p);
+      }
+      if (op === LOCAL_TEE) {
+        add(p);
+        return defNode(p);
+      }
+      return opNode(p);
+    };
+    const defNode = (d: number): number => {
+      const v = this.ssa.defined[d]!;
+      const known = ofValue.get(v);
+      if (known !== undefined) return known;
+      const n = pushed(this.producerOf(d, 0));
+      ofValue.set(v, n);
+      return n;
+    };
+    const valueNode = (v: number, get: number): number => {
+      if (v < 0) throw new Refused({ reason: "other", instr: get });
+      const known = ofValue.get(v);
+      if (known !== undefined) return known;
+      const kind = this.ssa.kind[v]!;
+      const x = this.ssa.local[v]!;
+      const type = this.localTypes[x]!;
+      if (kind === ZERO) {
+        if (isRef(type)) throw new Refused({ reason: "other", instr: get });
+        nodes.push({ kind: "zero", type });
+        ofValue.set(v, nodes.length - 1);
+        return nodes.length - 1;
+      }
+      let stop: StopKind | -1 = -1;
+      if (kind === PARAM) stop = STOP_PARAM;
+      else if (kind === PHI) {
+        const at = this.ssa.at[v]!;
+        const l = this.loops.loopOf[at]!;
+        const d = l < 0 ? 0 : this.loops.depth[l]!;
+        // a μ of the same depth stops by the paper's rule, any φ of a shallower depth too; stage a stops at every γ
+        stop = d < depth ? STOP_OUTER : this.headers.has(at) ? STOP_MU : STOP_GAMMA;
+      } else if (kind === DEF) {
+        const d = this.ssa.at[v]!;
+        if (this.depthOf(d) < depth) stop = STOP_OUTER;
+        else {
+          add(d);
+          const n = defNode(d);
+          ofValue.set(v, n);
+          return n;
+        }
+      }
+      if (!this.holds(x, get, c)) throw new Refused({ reason: "stop-moved", instr: get });
+      stops.push({ value: v, local: x, kind: stop as StopKind, type });
+      nodes.push({ kind: "stop", stop: stops.length - 1, type });
+      ofValue.set(v, nodes.length - 1);
+      return nodes.length - 1;
+    };
+    const opNode = (p: number): number => {
+      const op = ops[p]!;
+      const t = this.typing;
+      if (OPS[op]!.effects & Eff.STRUCTURE) throw new Refused({ reason: "construct", instr: p });
+      if (!this.idempotent(p)) throw new Refused({ reason: "impure", instr: p });
+      if (pushCount(t, p) !== 1) throw new Refused({ reason: "other", instr: p });
+      const type = t.pushType[t.pushStart[p]!]!;
+      add(p);
+      const args: number[] = [];
+      for (let k = 0; k < popCount(t, p); k++) args.push(pushed(this.producerOf(p, k)));
+      nodes.push({ kind: "op", instr: p, args, type });
+      return nodes.length - 1;
+    };
+    opNode(c);
+    instrs.sort((a, b) => a - b);
+    let size = 0;
+    for (const n of nodes) if (n.kind === "op" && !CONSTS.has(ops[n.instr]!)) size++;
+    return { func: this.func, criterion: c, nodes, stops, instrs, size, depth };
+  }
+
+  /** DIGEST §1.8's classifier for one instruction p (its divisor, for div/rem, being its operand 1). */
+  idempotent(p: number): boolean {
+    const op = this.body.ops[p]!;
+    if (op === LOCAL_GET || op === LOCAL_SET || op === LOCAL_TEE) return false;
+    if (DIVS.has(op)) {
+      // effects.ts rules a div/rem safe when the constant right before it is a safe divisor
+      return this.producerOf(p, 1) === p - 1 && isPureFlags(rangeFlags(this.effects, this.body, p - 1, p + 1));
+    }
+    return isPureFlags(instrFlags(this.effects, this.body, p));
+  }
+
+  /**
+   * True if local x still holds, at instruction c, the value the local.get g
+   * read (g dominates c): no local.set/tee of x lies on a path from g to c
+   * that does not run g again.
+   */
+  holds(x: number, g: number, c: number): boolean {
+    const defs = this.defsOf[x]!;
+    if (defs.length === 0) return true;
+    const bo = this.cfg.blockOf;
+    const bg = bo[g]!, bc = bo[c]!;
+    if (bg === bc && g < c) return !defs.some((d) => d > g && d < c);
+    const mid = this.betweenBlocks(bg, bc);
+    if (!mid) return false;
+    for (const d of defs) {
+      const b = bo[d]!;
+      if (b === bg ? d > g : b === bc ? d < c || mid[b] === 1 : mid[b] === 1) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Blocks (marked 1) on some path from the end of bg to bc that does not
+   * enter bg again: reachable forwards from bg's successors and backwards
+   * from bc's predecessors, neither search entering bg. bc is marked only if
+   * it lies on a cycle of such blocks (then its instructions after c count).
+   */
+  private betweenBlocks(bg: number, bc: number): Uint8Array | null {
+    const key = bg * (this.cfg.count + 1) + bc;
+    if (this.between.has(key)) return this.between.get(key)!;
+    const g = this.cfg;
+    const n = g.count + 1;
+    const fwd = new Uint8Array(n);
+    const bwd = new Uint8Array(n);
+    let budget = this.options.maxSearch;
+    const search = (mark: Uint8Array, from: number, start: Int32Array, edges: Int32Array): boolean => {
+      const work: number[] = [];
+      for (let e = start[from]!; e < start[from + 1]!; e++) work.push(edges[e]!);
+      while (work.length > 0) {
+        const v = work.pop()!;
+        if (v === bg || mark[v]) continue;
+        if (--budget < 0) return false;
+        mark[v] = 1;
+        for (let e = start[v]!; e < start[v + 1]!; e++) work.push(edges[e]!);
+      }
+      return true;
+    };
+    let out: Uint8Array | null = null;
+    if (search(fwd, bg, g.succStart, g.succ) && search(bwd, bc, g.predStart, g.pred)) {
+      out = new Uint8Array(n);
+      for (let v = 0; v < n; v++) out[v] = fwd[v]! & bwd[v]!;
+    }
+    this.between.set(key, out);
+    return out;
+  }
+}
