@@ -150,6 +150,16 @@ test("a branch that names the if itself keeps a block in its place", async () =>
   sameBehaviour(r.input, r.binary, ints("f", PAIRS));
 });
 
+test("counts CFG diamonds (block block br_if 0 … br 1 end … end) without fusing them", async () => {
+  const r = await fuse(`(module (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32)
+      (block (block (br_if 0 (local.get 0)) (global.set $g (i32.const 1)) (br 1)) (global.set $g (i32.const 2)))
+      (block (block (br_if 1 (local.get 0)) (global.set $g (i32.const 1)) (br 1)) (global.set $g (i32.const 2)))))`);
+  assert.equal(r.stats.diamonds, 1, "the second br_if leaves the outer block: no diamond");
+  assert.equal(r.stats.candidates, 0);
+  assert.equal(r.changed, false);
+});
+
 // ---- refusals ----
 
 test("refuses to select an operand that may trap or has effects", async () => {

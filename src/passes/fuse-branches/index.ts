@@ -23,7 +23,7 @@ import { copyRange } from "../fold-blocks/apply.js";
 import { mayIntroduce } from "../features.js";
 import { judgeInHalves } from "../judged-halves.js";
 import type { HotCode, Pass, PassContext, PassOptions, PassResult } from "../pass.js";
-import { armsOf, ifElseCandidates } from "./arms.js";
+import { armsOf, diamondCandidates, ifElseCandidates } from "./arms.js";
 import { alignArms, type AlignOptions } from "./align.js";
 import { emitFused, type CondPlace, type Fused } from "./emit.js";
 
@@ -32,6 +32,8 @@ const LOCAL_GET = idOf("local.get"), LOCAL_SET = idOf("local.set"), LOCAL_TEE = 
 export interface FuseStats {
   /** if/else constructs with two non-empty arms. */
   candidates: number;
+  /** CFG diamonds (block block … br_if 0 … br 1 end … end), counted only. */
+  diamonds: number;
   /** Left alone: a profile or the static estimate calls them hot. */
   hot: number;
   /** Left alone: block parameters, exception handling or dead code in an arm. */
@@ -68,7 +70,7 @@ interface Rewrite {
 }
 
 export function newStats(): FuseStats {
-  return { candidates: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
+  return { candidates: 0, diamonds: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
 }
 
 /** Most piece pairs compared per if. */
@@ -80,7 +82,10 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
   const body = bodyOf(m, f);
   const ct = controlTree(body);
   const cands = ifElseCandidates(ct);
-  if (stats) stats.candidates += cands.length;
+  if (stats) {
+    stats.candidates += cands.length;
+    stats.diamonds += diamondCandidates(body, ct).length;
+  }
   if (cands.length === 0) return null;
   const hot = o.hot && o.hot.isHotFunction(f) ? o.hot : null;
   const t = typeBody(m, m.numImportedFuncs + pos, env);
@@ -222,7 +227,7 @@ export const fuseBranchesPass: Pass = {
     return {
       changed: s.fused > 0,
       stats: {
-        candidates: s.candidates, fused: s.fused, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
+        candidates: s.candidates, diamonds: s.diamonds, fused: s.fused, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
         hot: s.hot, unsupported: s.unsupported, unaligned: s.unaligned, notPaying: s.notPaying, judgements: s.judgements,
       },
     };
