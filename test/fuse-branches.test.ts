@@ -14,6 +14,8 @@ import type { Func } from "../src/ir/module.js";
 import type { HotCode, PassOptions } from "../src/passes/pass.js";
 import { fuseBranchesPass } from "../src/passes/fuse-branches/index.js";
 import { rng } from "../bench/stats.js";
+import { optimize } from "../src/index.js";
+import { nodeMeasures } from "../src/cli/compress.js";
 import { sameBehaviour } from "./behaviour.js";
 import { randomIfElseProgram } from "./fuse-gen.js";
 
@@ -158,6 +160,26 @@ test("counts CFG diamonds (block block br_if 0 … br 1 end … end) without fus
   assert.equal(r.stats.diamonds, 1, "the second br_if leaves the outer block: no diamond");
   assert.equal(r.stats.candidates, 0);
   assert.equal(r.changed, false);
+});
+
+test("through optimize: checked under raw (static hot rule off), and judged under balanced", async () => {
+  const input = await parse(`(module (memory 1)
+    (func (export "f") (param i32 i32) (result i32)
+      (if (local.get 0)
+        (then (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 100000)) (i32.const 12345))))
+        (else (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 200000)) (i32.const 12345)))))
+      (i32.load offset=16 (local.get 1))))`);
+  const raw = optimize(input, { passes: ["fuse-branches"], checked: true, outlineHot: true });
+  assert.equal(raw.report.passes[0]!.stats?.fused, 1);
+  assert.ok(raw.binary.length < input.length);
+  sameBehaviour(input, raw.binary, ints("f", PAIRS));
+  const bal = optimize(input, { passes: ["fuse-branches"], checked: true, outlineHot: true, target: "balanced", measures: nodeMeasures });
+  assert.ok((bal.report.passes[0]!.stats?.judgements ?? 0) >= 1, "the rewrite was put to the judge");
+  const size = (b: Uint8Array) => [b.length, nodeMeasures.gzip!(b), nodeMeasures.brotli!(b)];
+  const [r0, g0, b0] = size(input);
+  const [r1, g1, b1] = size(bal.binary);
+  assert.ok(r1! <= r0! && g1! <= g0! && b1! <= b0!, `balanced never grows: ${[r0, g0, b0]} -> ${[r1, g1, b1]}`);
+  sameBehaviour(input, bal.binary, ints("f", PAIRS));
 });
 
 // ---- refusals ----
