@@ -13,6 +13,7 @@ import { outlinePass } from "./outline/index.js";
 import { foldBlocksPass } from "./fold-blocks/index.js";
 import { layoutPass } from "./layout/index.js";
 import { slicesPass } from "./slices/index.js";
+import { fuseBranchesPass } from "./fuse-branches/index.js";
 
 /** Leaves the module as it is; the pipeline still reads, validates and rewrites it. */
 export const identityPass: Pass = {
@@ -21,7 +22,7 @@ export const identityPass: Pass = {
   run: () => ({ changed: false }),
 };
 
-const BUILTIN_PASSES: Pass[] = [identityPass, cleanupPass, foldFunctionsPass, mergeFunctionsPass, outlinePass, layoutPass, foldBlocksPass, slicesPass];
+const BUILTIN_PASSES: Pass[] = [identityPass, cleanupPass, foldFunctionsPass, mergeFunctionsPass, outlinePass, layoutPass, foldBlocksPass, slicesPass, fuseBranchesPass];
 
 /** The passes run when no `passes` option is given, in order, under every target but raw. */
 export const DEFAULT_PIPELINE: readonly string[] = ["fold-functions", "merge-functions", "fold-blocks", "outline", "cleanup", "layout"];

@@ -1,0 +1,197 @@
+// Aligning the pieces of two arms (SEME-Fusion at statement granularity,
+// with Needleman–Wunsch instead of the paper's equal-length linear pairing).
+// Two pieces match when their trees match node by node; where two subtrees
+// differ and both are pure, non-trapping single numeric values, both are
+// evaluated and `select` on the saved condition picks one. A piece that is
+// not a sequence of trees matches only an identical piece.
+
+import { idOf } from "../../binary/opcodes/index.js";
+import type { Body } from "../../ir/body.js";
+import { isPureFlags, rangeFlags, type EffectsContext } from "../../analysis/effects.js";
+import { rangeSize } from "../../analysis/sizes.js";
+import { F32, F64, I32, I64, V128 } from "../../ir/types.js";
+import type { Arm, Node, Piece } from "./arms.js";
+
+export const SELECT = idOf("select");
+
+/** One step of the fused code: instructions copied from one arm, the condition, or a select. */
+export type Item =
+  | { k: "copy"; side: 0 | 1; from: number; to: number; guarded: boolean }
+  | { k: "cond" }
+  | { k: "select" };
+
+export interface Column {
+  /** Piece of the then arm, or -1. */
+  a: number;
+  /** Piece of the else arm, or -1. */
+  b: number;
+  /** For a matched pair: the fused code. */
+  items: Item[] | null;
+  /** Selects in it. */
+  selects: number;
+}
+
+export interface AlignOptions {
+  ectx: EffectsContext;
+  /** select may take v128 operands (SIMD allowed). */
+  simd: boolean;
+  /** Most piece pairs compared per if (Needleman–Wunsch is quadratic). */
+  maxPairs: number;
+}
+
+/** Bytes the condition's local.get is assumed to take while aligning (the exact size decides later). */
+const COND_BYTES = 2;
+
+class Matcher {
+  private readonly sizeA: Int32Array;
+  private readonly sizeB: Int32Array;
+  selects = 0;
+
+  constructor(private readonly body: Body, private readonly A: Arm, private readonly B: Arm, private readonly o: AlignOptions) {
+    this.sizeA = subtreeSizes(A.nodes);
+    this.sizeB = subtreeSizes(B.nodes);
+  }
+
+  /** The fused code of pieces p (then) and q (else), or null if they do not match. */
+  pieces(p: Piece, q: Piece): Item[] | null {
+    const { A, B } = this;
+    if (p.roots.length !== q.roots.length || !sameLeaves(p.leaves, q.leaves)) return null;
+    if (p.trees && q.trees) {
+      const out: Item[] = [];
+      for (let r = 0; r < p.roots.length; r++) if (!this.tree(p.roots[r]!, q.roots[r]!, out)) return null;
+      return out;
+    }
+    const pf = A.nodes[p.first]!.from, pt = A.nodes[p.last]!.to;
+    const qf = B.nodes[q.first]!.from, qt = B.nodes[q.last]!.to;
+    return sameCode(this.body, pf, pt, qf, qt) ? [{ k: "copy", side: 0, from: pf, to: pt, guarded: false }] : null;
+  }
+
+  private tree(x: number, y: number, out: Item[]): boolean {
+    const nx = this.A.nodes[x]!, ny = this.B.nodes[y]!;
+    const mark = out.length;
+    const selects = this.selects;
+    if (nx.kids.length === ny.kids.length && sameCode(this.body, nx.from, nx.to, ny.from, ny.to)) {
+      let ok = true;
+      for (let k = 0; k < nx.kids.length && ok; k++) ok = this.tree(nx.kids[k]!, ny.kids[k]!, out);
+      if (ok) {
+        out.push({ k: "copy", side: 0, from: nx.from, to: nx.to, guarded: false });
+        return true;
+      }
+      out.length = mark;
+      this.selects = selects;
+    }
+    // both values computed, the condition picks one: only for pure, non-trapping single numeric values
+    if (!this.selectable(nx, ny)) return false;
+    const fx = this.A.nodes[x - this.sizeA[x]! + 1]!.from;
+    const fy = this.B.nodes[y - this.sizeB[y]! + 1]!.from;
+    if (!isPureFlags(rangeFlags(this.o.ectx, this.body, fx, nx.to)) || !isPureFlags(rangeFlags(this.o.ectx, this.body, fy, ny.to))) return false;
+    out.push({ k: "copy", side: 0, from: fx, to: nx.to, guarded: false }, { k: "copy", side: 1, from: fy, to: ny.to, guarded: false }, { k: "cond" }, { k: "select" });
+    this.selects++;
+    return true;
+  }
+
+  private selectable(nx: Node, ny: Node): boolean {
+    if (nx.pushes.length !== 1 || ny.pushes.length !== 1 || nx.pushes[0] !== ny.pushes[0]) return false;
+    const t = nx.pushes[0]!;
+    return t === I32 || t === I64 || t === F32 || t === F64 || (t === V128 && this.o.simd);
+  }
+}
+
+/** Per node: nodes in its expression tree (meaningful inside tree pieces). */
+function subtreeSizes(nodes: Node[]): Int32Array {
+  const size = new Int32Array(nodes.length);
+  for (let j = 0; j < nodes.length; j++) {
+    let s = 1;
+    for (const k of nodes[j]!.kids) s += size[k]!;
+    size[j] = s;
+  }
+  return size;
+}
+
+function sameLeaves(a: number[] | null, b: number[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/** Instructions [af, at) and [bf, bt) have the same ops and immediates. */
+export function sameCode(body: Body, af: number, at: number, bf: number, bt: number): boolean {
+  if (at - af !== bt - bf) return false;
+  const { ops, imm, immStart } = body;
+  for (let k = 0; k < at - af; k++) {
+    const i = af + k, j = bf + k;
+    if (ops[i] !== ops[j]) return false;
+    const wi = immStart[i]!, wj = immStart[j]!;
+    const n = immStart[i + 1]! - wi;
+    if (immStart[j + 1]! - wj !== n) return false;
+    for (let w = 0; w < n; w++) if (imm[wi + w] !== imm[wj + w]) return false;
+  }
+  return true;
+}
+
+/** Estimated bytes of fused code (the condition at COND_BYTES). */
+export function itemsSize(body: Body, items: readonly Item[]): number {
+  let n = 0;
+  for (const it of items) n += it.k === "copy" ? rangeSize(body, it.from, it.to) : it.k === "cond" ? COND_BYTES : 1;
+  return n;
+}
+
+function pieceSize(body: Body, arm: Arm, p: Piece): number {
+  return rangeSize(body, arm.nodes[p.first]!.from, arm.nodes[p.last]!.to);
+}
+
+/**
+ * The alignment of the two arms' pieces that saves the most estimated bytes
+ * (a matched pair saves both sizes less its fused code; gaps save nothing),
+ * as columns in order; null if the arms have too many pieces to compare or
+ * no pair pays.
+ */
+export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[] | null {
+  const n = A.pieces.length, m = B.pieces.length;
+  if (n * m > o.maxPairs) return null;
+  const matcher = new Matcher(body, A, B, o);
+  const fused: (Item[] | null)[] = new Array(n * m).fill(null);
+  const gain = new Float64Array(n * m);
+  const sel = new Int32Array(n * m);
+  const sa = A.pieces.map((p) => pieceSize(body, A, p));
+  const sb = B.pieces.map((p) => pieceSize(body, B, p));
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < m; j++) {
+      matcher.selects = 0;
+      const items = matcher.pieces(A.pieces[i]!, B.pieces[j]!);
+      if (!items) continue;
+      const g = sa[i]! + sb[j]! - itemsSize(body, items);
+      if (g <= 0) continue;
+      fused[i * m + j] = items;
+      gain[i * m + j] = g;
+      sel[i * m + j] = matcher.selects;
+      any = true;
+    }
+  }
+  if (!any) return null;
+  // Needleman–Wunsch with gap score 0: best[i][j] over the first i and j pieces
+  const W = m + 1;
+  const best = new Float64Array((n + 1) * W);
+  for (let i = 1; i <= n; i++) {
+    for (let j = 1; j <= m; j++) {
+      let v = Math.max(best[(i - 1) * W + j]!, best[i * W + j - 1]!);
+      if (fused[(i - 1) * m + j - 1]) v = Math.max(v, best[(i - 1) * W + j - 1]! + gain[(i - 1) * m + j - 1]!);
+      best[i * W + j] = v;
+    }
+  }
+  const cols: Column[] = [];
+  let i = n, j = m;
+  while (i > 0 || j > 0) {
+    const k = (i - 1) * m + j - 1;
+    if (i > 0 && j > 0 && fused[k] && best[i * W + j] === best[(i - 1) * W + j - 1]! + gain[k]!) {
+      cols.push({ a: i - 1, b: j - 1, items: fused[k]!, selects: sel[k]! });
+      i--;
+      j--;
+    } else if (i > 0 && (j === 0 || best[i * W + j] === best[(i - 1) * W + j])) {
+      cols.push({ a: --i, b: -1, items: null, selects: 0 });
+    } else {
+      cols.push({ a: -1, b: --j, items: null, selects: 0 });
+    }
+  }
+  return cols.reverse();
+}

@@ -1,0 +1,290 @@
+// fuse-branches on hand-written modules: each fusion form (select of a
+// differing operand, guard of an unmatched statement, result fix-up, SEME
+// exits, the condition kept on the stack or in a local), each refusal, and
+// the same results in V8 before and after; then random if/else bodies.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
+import { readModule, decodeAllBodies } from "../src/binary/reader.js";
+import { writeModule } from "../src/binary/writer.js";
+import { printBody } from "../src/binary/printer.js";
+import { validateModule } from "../src/analysis/validate.js";
+import type { Func } from "../src/ir/module.js";
+import type { HotCode, PassOptions } from "../src/passes/pass.js";
+import { fuseBranchesPass } from "../src/passes/fuse-branches/index.js";
+import { rng } from "../bench/stats.js";
+import { optimize } from "../src/index.js";
+import { nodeMeasures } from "../src/cli/compress.js";
+import { sameBehaviour } from "./behaviour.js";
+import { randomIfElseProgram } from "./fuse-gen.js";
+
+/** Runs fuse-branches alone on a module given as text. */
+async function fuse(wat: string, options: PassOptions = {}) {
+  const input = await parse(wat);
+  return fuseBinary(input, options);
+}
+
+function fuseBinary(input: Uint8Array, options: PassOptions = {}) {
+  const m = readModule(input);
+  decodeAllBodies(m);
+  const r = fuseBranchesPass.run(m, { progress: () => {}, note: () => {}, options });
+  const binary = writeModule(m);
+  const out = readModule(binary, { decodeBodies: true });
+  validateModule(out);
+  const text = out.functions.map((f) => printBody(f.body!)).join("\n---\n");
+  return { input, binary, stats: r.stats!, text, changed: r.changed };
+}
+
+const ints = (name: string, xs: number[][]) => xs.map((a): [string, unknown[]] => [name, a]);
+const PAIRS = [[0, 0], [1, 2], [0, 7], [-5, 3], [1000, -1], [123456, 77]];
+
+test("a differing constant operand becomes a select on the condition", async () => {
+  const r = await fuse(`(module (memory 1)
+    (func (export "f") (param i32 i32)
+      (if (local.get 0)
+        (then (i32.store offset=16 (local.get 1) (i32.add (local.get 1) (i32.const 100))))
+        (else (i32.store offset=16 (local.get 1) (i32.add (local.get 1) (i32.const 200))))))
+    (func (export "get") (param i32) (result i32) (i32.load offset=16 (local.get 0))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.selects, 1);
+  assert.equal(r.stats.guards, 0);
+  assert.doesNotMatch(r.text.split("---")[0]!, /\bif\b/);
+  assert.match(r.text, /select/);
+  assert.ok(r.binary.length < r.input.length);
+  const mem = (bytes: Uint8Array) => {
+    const e = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>)).exports as Record<string, (...a: number[]) => number>;
+    return [0, 1, 5].map((c) => (e.f!(c, 40), e.get!(40)));
+  };
+  assert.deepEqual(mem(r.binary), mem(r.input));
+});
+
+test("an unmatched statement is guarded by the condition, the matched ones are emitted once", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (if (local.get 0)
+        (then
+          (global.set $g (i32.add (global.get $g) (i32.const 1)))
+          (i32.store (i32.const 8) (i32.mul (local.get 1) (i32.const 12345)))
+          (i32.store (i32.const 12) (i32.xor (local.get 1) (i32.const 77777))))
+        (else
+          (i32.store (i32.const 8) (i32.mul (local.get 1) (i32.const 12345)))
+          (i32.store (i32.const 12) (i32.xor (local.get 1) (i32.const 77777)))))
+      (i32.add (global.get $g) (i32.add (i32.load (i32.const 8)) (i32.load (i32.const 12))))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.guards, 1);
+  assert.equal(r.stats.selects, 0);
+  assert.ok(r.binary.length < r.input.length);
+  sameBehaviour(r.input, r.binary, ints("f", PAIRS));
+});
+
+test("differing results are fixed up with select, the shared tail is emitted once", async () => {
+  const r = await fuse(`(module
+    (func (export "f") (param i32 i32 i32) (result i32) (local i32)
+      (if (result i32) (local.get 0)
+        (then (local.set 3 (i32.mul (local.get 1) (i32.const 3000))) (i32.add (i32.mul (local.get 3) (i32.const 5555)) (local.get 1)))
+        (else (local.set 3 (i32.mul (local.get 2) (i32.const 3000))) (i32.add (i32.mul (local.get 3) (i32.const 5555)) (local.get 2))))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.selects, 2);
+  assert.equal(r.stats.guards, 0);
+  sameBehaviour(r.input, r.binary, ints("f", [[0, 4, 9], [1, 4, 9], [7, -3, 100000]]));
+});
+
+test("the condition stays on the stack when its only use comes first (tail sinking)", async () => {
+  const r = await fuse(`(module (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (if (i32.gt_s (local.get 0) (local.get 1))
+        (then (global.set $g (i32.const 1)) (global.set $g (i32.mul (global.get $g) (i32.const 99999))))
+        (else (global.set $g (i32.const 2)) (global.set $g (i32.mul (global.get $g) (i32.const 99999)))))
+      (global.get $g)))`);
+  assert.equal(r.stats.fused, 1);
+  const f = r.text.split("---")[0]!;
+  assert.doesNotMatch(f, /local\.(set|tee)/, "no local for the condition");
+  sameBehaviour(r.input, r.binary, ints("f", PAIRS));
+});
+
+test("the condition goes to a new local when it is used twice and is no local.get", async () => {
+  // (its first use is not the first instruction, so local.set rather than local.tee)
+  const r = await fuse(`(module (memory 1)
+    (func (export "f") (param i32 i32) (result i32)
+      (if (i32.gt_s (local.get 0) (local.get 1))
+        (then (i32.store (i32.const 0) (i32.const 1)) (i32.store (i32.const 4) (i32.mul (local.get 0) (i32.const 77777))) (i32.store (i32.const 8) (i32.const 5)))
+        (else (i32.store (i32.const 0) (i32.const 2)) (i32.store (i32.const 4) (i32.mul (local.get 0) (i32.const 77777))) (i32.store (i32.const 8) (i32.const 6))))
+      (i32.add (i32.load (i32.const 0)) (i32.add (i32.load (i32.const 4)) (i32.load (i32.const 8))))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.match(r.text, /local\.set 2/);
+  sameBehaviour(r.input, r.binary, ints("f", PAIRS));
+});
+
+test("SEME arms: a return in one arm is guarded, branches out of the if are re-counted", async () => {
+  const r = await fuse(`(module (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (block $out
+        (loop $l
+          (if (i32.and (local.get 0) (i32.const 1))
+            (then
+              (global.set $g (i32.add (global.get $g) (i32.mul (local.get 1) (i32.const 1234567))))
+              (br_if $out (i32.gt_u (global.get $g) (i32.const 1000000)))
+              (if (i32.eq (local.get 1) (i32.const 3)) (then (return (i32.const -1)))))
+            (else
+              (global.set $g (i32.add (global.get $g) (i32.mul (local.get 1) (i32.const 7654321))))
+              (br_if $out (i32.gt_u (global.get $g) (i32.const 1000000)))))
+          (local.set 0 (i32.shr_u (local.get 0) (i32.const 1)))
+          (br_if $l (local.get 0))))
+      (global.get $g)))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.selects, 1);
+  assert.equal(r.stats.guards, 1);
+  const calls: [string, unknown[]][] = [];
+  for (const a of [0, 1, 2, 5, 0xff, 0x1234]) for (const b of [0, 1, 3, 1000]) calls.push(["f", [a, b]]);
+  sameBehaviour(r.input, r.binary, calls);
+});
+
+test("a branch that names the if itself keeps a block in its place", async () => {
+  const r = await fuse(`(module (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (if $i (local.get 0)
+        (then (global.set $g (i32.mul (local.get 1) (i32.const 1111111))) (br_if $i (local.get 1)) (global.set $g (i32.const 5)))
+        (else (global.set $g (i32.mul (local.get 1) (i32.const 2222222))) (br_if $i (local.get 1)) (global.set $g (i32.const 6))))
+      (global.get $g)))`);
+  assert.equal(r.stats.fused, 1);
+  assert.match(r.text.split("---")[0]!, /\bblock\b/);
+  sameBehaviour(r.input, r.binary, ints("f", PAIRS));
+});
+
+test("counts CFG diamonds (block block br_if 0 … br 1 end … end) without fusing them", async () => {
+  const r = await fuse(`(module (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32)
+      (block (block (br_if 0 (local.get 0)) (global.set $g (i32.const 1)) (br 1)) (global.set $g (i32.const 2)))
+      (block (block (br_if 1 (local.get 0)) (global.set $g (i32.const 1)) (br 1)) (global.set $g (i32.const 2)))))`);
+  assert.equal(r.stats.diamonds, 1, "the second br_if leaves the outer block: no diamond");
+  assert.equal(r.stats.candidates, 0);
+  assert.equal(r.changed, false);
+});
+
+test("through optimize: checked under raw (static hot rule off), and judged under balanced", async () => {
+  const input = await parse(`(module (memory 1)
+    (func (export "f") (param i32 i32) (result i32)
+      (if (local.get 0)
+        (then (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 100000)) (i32.const 12345))))
+        (else (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 200000)) (i32.const 12345)))))
+      (i32.load offset=16 (local.get 1))))`);
+  const raw = optimize(input, { passes: ["fuse-branches"], checked: true, outlineHot: true });
+  assert.equal(raw.report.passes[0]!.stats?.fused, 1);
+  assert.ok(raw.binary.length < input.length);
+  sameBehaviour(input, raw.binary, ints("f", PAIRS));
+  const bal = optimize(input, { passes: ["fuse-branches"], checked: true, outlineHot: true, target: "balanced", measures: nodeMeasures });
+  assert.ok((bal.report.passes[0]!.stats?.judgements ?? 0) >= 1, "the rewrite was put to the judge");
+  const size = (b: Uint8Array) => [b.length, nodeMeasures.gzip!(b), nodeMeasures.brotli!(b)];
+  const [r0, g0, b0] = size(input);
+  const [r1, g1, b1] = size(bal.binary);
+  assert.ok(r1! <= r0! && g1! <= g0! && b1! <= b0!, `balanced never grows: ${[r0, g0, b0]} -> ${[r1, g1, b1]}`);
+  sameBehaviour(input, bal.binary, ints("f", PAIRS));
+});
+
+// ---- refusals ----
+
+test("refuses to select an operand that may trap or has effects", async () => {
+  // differing loads (may trap), divisions (may trap) and a call against a global.get:
+  // selecting would run the else arm's operand on the then path
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func $h (result i32) (global.set $g (i32.add (global.get $g) (i32.const 1))) (global.get $g))
+    (func (export "f") (param i32 i32)
+      (if (local.get 0)
+        (then (i32.store offset=100 (local.get 1) (i32.mul (i32.load (local.get 1)) (i32.const 99999))))
+        (else (i32.store offset=100 (local.get 1) (i32.mul (i32.load16_u (local.get 1)) (i32.const 99999)))))
+      (if (local.get 1)
+        (then (i32.store offset=200 (local.get 0) (i32.mul (i32.div_u (local.get 0) (local.get 1)) (i32.const 99999))))
+        (else (i32.store offset=200 (local.get 0) (i32.mul (i32.div_s (local.get 0) (local.get 1)) (i32.const 99999)))))
+      (if (local.get 0)
+        (then (i32.store offset=300 (local.get 1) (i32.add (call $h) (i32.const 99999))))
+        (else (i32.store offset=300 (local.get 1) (i32.add (global.get $g) (i32.const 99999)))))))`);
+  assert.equal(r.stats.candidates, 3);
+  assert.equal(r.stats.fused, 0);
+  assert.equal(r.changed, false);
+});
+
+test("a shared trapping instruction is emitted once, with only its pure operands selected", async () => {
+  const r = await fuse(`(module (memory 1)
+    (func (export "f") (param i32 i32) (result i32)
+      (if (result i32) (local.get 0)
+        (then (i32.mul (i32.div_u (i32.load offset=64 (i32.const 4)) (local.get 1)) (i32.const 99999)))
+        (else (i32.mul (i32.div_u (i32.load offset=64 (i32.const 8)) (local.get 0)) (i32.const 99999))))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.selects, 2);
+  assert.equal((r.text.match(/i32\.div_u/g) ?? []).length, 1);
+  sameBehaviour(r.input, r.binary, ints("f", PAIRS));
+});
+
+test("refuses an if the profile calls hot", async () => {
+  const wat = `(module (memory 1)
+    (func (export "f") (param i32 i32)
+      (if (local.get 0)
+        (then (i32.store offset=16 (local.get 1) (i32.add (local.get 1) (i32.const 100))))
+        (else (i32.store offset=16 (local.get 1) (i32.add (local.get 1) (i32.const 200)))))))`;
+  const hot: HotCode = { isHotFunction: () => true, isHotInstruction: (_f: Func, _i: number) => true };
+  const r = await fuse(wat, { hot });
+  assert.equal(r.stats.fused, 0);
+  assert.equal(r.stats.hot, 1);
+  const cold: HotCode = { isHotFunction: () => true, isHotInstruction: () => false };
+  assert.equal((await fuse(wat, { hot: cold })).stats.fused, 1);
+});
+
+test("refuses a fusion that does not pay in exact bytes", async () => {
+  // one short shared statement: the select costs more than it saves
+  const r = await fuse(`(module (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32)
+      (if (local.get 0)
+        (then (global.set $g (local.get 1)) (global.set $g (i32.add (global.get $g) (local.get 0))))
+        (else (global.set $g (local.get 0)) (global.set $g (i32.sub (global.get $g) (local.get 1)))))))`);
+  assert.equal(r.stats.fused, 0);
+  assert.ok(r.stats.notPaying + r.stats.unaligned >= 1);
+});
+
+test("refuses a v128 select when SIMD may not be introduced", async () => {
+  const wat = `(module (memory 1)
+    (func (export "f") (param i32 v128)
+      (if (local.get 0)
+        (then (v128.store offset=16 (i32.const 0) (i32x4.add (local.get 1) (v128.const i32x4 1 2 3 4))))
+        (else (v128.store offset=16 (i32.const 0) (i32x4.add (local.get 1) (v128.const i32x4 5 6 7 8)))))))`;
+  assert.equal((await fuse(wat)).stats.fused, 1);
+  const r = await fuse(wat, { features: { simd: false } });
+  assert.equal(r.stats.fused, 0);
+});
+
+test("refuses a guard with several results when that needs a type the if does not have", async () => {
+  // the arms leave two values from different statements: a one-sided or mismatched run cannot be guarded
+  const r = await fuse(`(module (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32 i32)
+      (if (result i32 i32) (local.get 0)
+        (then (i32.mul (local.get 1) (i32.const 123456)) (global.set $g (i32.const 1)) (i32.const 9))
+        (else (global.set $g (i32.const 2)) (i32.mul (local.get 1) (i32.const 123456)) (i32.const 9)))))`);
+  // whatever it does, the module validates (fuse() checks) and behaves the same
+  sameBehaviour(r.input, r.binary, ints("f", PAIRS));
+});
+
+// ---- randomized differential test ----
+
+test("random if/else bodies: same results, traps and state in V8 before and after", async () => {
+  const r = rng(16016);
+  let fused = 0;
+  let programs = 0;
+  for (let p = 0; p < 150; p++) {
+    const wat = randomIfElseProgram(r);
+    const out = await fuse(wat);
+    fused += out.stats.fused as number;
+    programs++;
+    const calls: [string, unknown[]][] = [];
+    for (let k = 0; k < 12; k++) {
+      const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
+      calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
+    }
+    try {
+      sameBehaviour(out.input, out.binary, calls);
+    } catch (e) {
+      throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
+    }
+  }
+  assert.equal(programs, 150);
+  assert.ok(fused >= 20, `only ${fused} fusions in 150 random programs`);
+});

@@ -1,0 +1,65 @@
+// Random modules for the fuse-branches tests: functions with one if/else whose
+// else arm is a mutation of the then arm (same shapes, other constants and
+// locals, statements dropped or added), inside a loop and a block so that
+// arms branch out, plus exports that show the state the arms change.
+
+/** Random if/else pairs whose else arm is a mutation of the then arm, so that some pieces align. */
+export function randomIfElseProgram(r: () => number): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const konst = () => pick([0, 1, 3, -1, 100, 4096, 123457, -77777]);
+  const expr = (d: number): string => {
+    if (d <= 0 || r() < 0.3) return pick([`(local.get ${Math.floor(r() * 5)})`, `(i32.const ${konst()})`, "(global.get $g)"]);
+    const k = r();
+    if (k < 0.45) return `(${pick(["i32.add", "i32.mul", "i32.xor", "i32.sub", "i32.shl"])} ${expr(d - 1)} ${expr(d - 1)})`;
+    if (k < 0.6) return `(i32.load offset=${pick([0, 4, 64])} (i32.and ${expr(d - 1)} (i32.const 0xffc)))`;
+    if (k < 0.7) return `(i32.div_s ${expr(d - 1)} ${expr(d - 1)})`;
+    if (k < 0.8) return `(call $side ${expr(d - 1)})`;
+    return `(i32.eqz ${expr(d - 1)})`;
+  };
+  const stmt = (): string => {
+    const k = r();
+    if (k < 0.25) return `(global.set $g ${expr(2)})`;
+    if (k < 0.45) return `(i32.store offset=${pick([0, 8, 128])} (i32.and ${expr(1)} (i32.const 0xffc)) ${expr(2)})`;
+    if (k < 0.65) return `(local.set ${3 + Math.floor(r() * 2)} ${expr(2)})`;
+    if (k < 0.75) return `(drop (call $side ${expr(2)}))`;
+    if (k < 0.85) return `(br_if $out (i32.eqz ${expr(1)}))`;
+    if (k < 0.92) return `(if (i32.eq ${expr(1)} (i32.const 3)) (then (return ${expr(1)})))`;
+    return `(br_if $loop (i32.lt_u (local.tee $n (i32.add (local.get $n) (i32.const 1))) (i32.const 0x3)))`; // $n and 0x3: mutate leaves them alone
+  };
+  // mutate one statement: different constants and locals, same shape
+  const mutate = (s: string): string =>
+    s.replace(/\(i32\.const (-?\d+)\)/g, (m) => (r() < 0.3 ? `(i32.const ${konst()})` : m))
+      .replace(/\(local\.get (\d)\)/g, (m) => (r() < 0.3 ? `(local.get ${Math.floor(r() * 5)})` : m));
+  const funcs: string[] = [];
+  for (let f = 0; f < 3; f++) {
+    const a: string[] = [];
+    const n = 1 + Math.floor(r() * 5);
+    for (let k = 0; k < n; k++) a.push(stmt());
+    const b: string[] = [];
+    for (const s of a) {
+      const k = r();
+      if (k < 0.15) continue;
+      if (k < 0.3) b.push(stmt());
+      b.push(k < 0.6 ? s : mutate(s));
+    }
+    if (b.length === 0) b.push(stmt());
+    if (r() < 0.2) a.push("(return (i32.const 42))");
+    const result = r() < 0.5;
+    const tail = (s: string[]) => (result ? [...s, mutate(expr(2))] : s).join(" ");
+    const cond = pick(["(local.get 0)", "(i32.and (local.get 1) (i32.const 1))", `(i32.gt_s ${expr(1)} (local.get 2))`]);
+    const iff = `(if${result ? " (result i32)" : ""} ${cond} (then ${tail(a)}) (else ${tail(b)}))`;
+    funcs.push(`(func (export "f${f}") (param i32 i32 i32) (result i32) (local i32 i32) (local $n i32)
+      (block $out (loop $loop ${result ? `(local.set 3 ${iff})` : iff}))
+      (i32.add (global.get $g) (i32.add (local.get 3) (i32.load (i32.const 8)))))`);
+  }
+  return `(module (memory 1) (global $g (mut i32) (i32.const 5)) (global $log (mut i32) (i32.const 0))
+    (func $side (param i32) (result i32)
+      (global.set $log (i32.add (i32.mul (global.get $log) (i32.const 31)) (local.get 0))) (i32.xor (local.get 0) (i32.const 9)))
+    (func (export "log") (result i32) (global.get $log))
+    (func (export "sum") (result i32) (local i32 i32)
+      (loop $l (local.set 1 (i32.add (i32.mul (local.get 1) (i32.const 17)) (i32.load (local.get 0))))
+        (br_if $l (i32.lt_u (local.tee 0 (i32.add (local.get 0) (i32.const 4))) (i32.const 4200))))
+      (local.get 1))
+    ${funcs.join("\n    ")})`;
+}
+
