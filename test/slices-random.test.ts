@@ -159,7 +159,7 @@ function instrument(m: Module, fs: FunctionSlicer, slices: Slice[]): { bytes: Ui
     const c = canonicalSlice(body, p.slice);
     // the function's parameters are the stops in canonical order: remember which stop each is
     (p as Probe & { order: number[] }).order = c.paramStops;
-    const index = addSliceFunction(m, c, -1);
+    const index = addSliceFunction(m, c, true);
     m.exports.push({ name: p.name, kind: "func", index });
   }
   return { bytes: writeModule(m), probes };

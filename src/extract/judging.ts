@@ -7,7 +7,7 @@
 import type { SizeJudge } from "../size-target.js";
 
 /** The passes that judge their changes. */
-export type JudgedPass = "outline" | "fold-blocks" | "merge-functions";
+export type JudgedPass = "outline" | "fold-blocks" | "merge-functions" | "slices" | "fuse-branches";
 
 /**
  * Most whole-module judgements per pass run: `small` up to `mediumFrom`
@@ -19,6 +19,10 @@ const BUDGETS: Record<JudgedPass, { small: number; medium: number; large: number
   outline: { small: 24, medium: 8, large: 3, mediumFrom: 256 << 10, largeFrom: 4 << 20 },
   "fold-blocks": { small: 16, medium: 8, large: 3, mediumFrom: 128 << 10, largeFrom: 2 << 20 },
   "merge-functions": { small: 7, medium: 3, large: 1, mediumFrom: 256 << 10, largeFrom: 4 << 20 },
+  // new functions called from many sites, as outline's
+  slices: { small: 24, medium: 8, large: 3, mediumFrom: 256 << 10, largeFrom: 4 << 20 },
+  // rewrites inside functions, as fold-blocks'
+  "fuse-branches": { small: 16, medium: 8, large: 3, mediumFrom: 128 << 10, largeFrom: 2 << 20 },
 };
 
 /** The judgement budget of `pass` on a module of `moduleBytes` bytes (as the pass first writes it). */

@@ -19,9 +19,10 @@ import { effectsContext, type EffectsContext } from "../../analysis/effects.js";
 import { funcEntrySize, funcEntrySizeOf, rangeSize } from "../../analysis/sizes.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { idOf } from "../../binary/opcodes/index.js";
-import { copyRange } from "../fold-blocks/apply.js";
+import { copyRange } from "../../extract/copy.js";
 import { mayIntroduce } from "../features.js";
-import { judgeInHalves } from "../judged-halves.js";
+import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
+import { replaceBody, trialCopy } from "../../extract/trial.js";
 import type { HotCode, Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { armsOf, diamondCandidates, ifElseCandidates } from "./arms.js";
 import { alignArms, type AlignOptions } from "./align.js";
@@ -108,7 +109,7 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
   }
   if (chosen.length === 0) return null;
   const locals = chosen.some((x) => x.usesFresh) ? [...f.locals, { count: 1, type: I32 }] : f.locals;
-  const b = new BodyBuilder(body.count + 16);
+  const b = new BodyBuilder(body.count + 16, body.offsets !== null);
   let i = 0;
   for (const x of chosen) {
     copyRange(b, body, i, x.from);
@@ -168,12 +169,7 @@ function condPlace(body: Body, ct: ControlTree, c: number, fresh: number): CondP
 }
 
 function apply(m: Module, list: readonly Rewrite[], trial: boolean): void {
-  for (const r of list) {
-    const f = m.functions[r.pos]!;
-    const localCount = r.locals === f.locals ? f.localCount : f.localCount + 1;
-    if (trial) m.functions[r.pos] = { ...f, body: r.body, locals: r.locals, localCount, dirty: true };
-    else Object.assign(f, { body: r.body, locals: r.locals, localCount, dirty: true });
-  }
+  for (const r of list) replaceBody(m, r.pos, r.body, trial, r.locals);
 }
 
 /** Fuses in place; returns what it did. */
@@ -196,14 +192,13 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
     if ((pos & 255) === 0) progress(pos / n);
   }
   if (judge && rewrites.length > 0) {
-    const write = (list: Rewrite[]): Uint8Array => {
-      const trial: Module = { ...m, functions: m.functions.slice(), names: null };
-      apply(trial, list, true);
+    const write = (taken: readonly Rewrite[], batch: readonly Rewrite[]): Uint8Array => {
+      const trial = trialCopy(m);
+      apply(trial, [...taken, ...batch], true);
       return writeModule(trial);
     };
-    const before = write([]);
-    const budget = before.length > 2 << 20 ? 3 : before.length > 128 << 10 ? 8 : 16;
-    const r = judgeInHalves(rewrites, before, write, judge, budget);
+    const before = write([], []);
+    const r = judgeInHalves(rewrites, { judge, budget: judgementBudget("fuse-branches", before.length), before, write });
     stats.judgements = r.used;
     stats.refused = r.refused;
     rewrites = r.accepted;

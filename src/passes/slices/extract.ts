@@ -1,36 +1,26 @@
 // The function a slice class becomes, and the call site that replaces a
-// criterion. Kept thin and in one file on purpose: once the shared extractor
-// (outline, fold-blocks, merge-functions) lands, this is what moves into it.
+// criterion, through the shared extractor (src/extract/): the new function
+// is added as every call-adding pass adds one, and the site is an ordinary
+// call site (its arguments are the stop values' locals). Only what is
+// particular to slices is here: the parent loses the slice's dead
+// instructions, and tees whose value only the slice used become sets.
 
 import { idOf } from "../../binary/opcodes/index.js";
-import { BodyBuilder, type Body } from "../../ir/body.js";
-import type { Func, Module } from "../../ir/module.js";
-import { ensureFuncType } from "../../ir/func-types.js";
+import { BodyBuilder, originOf, type Body } from "../../ir/body.js";
+import type { Module } from "../../ir/module.js";
+import { emitCallSite } from "../../extract/call-site.js";
+import { addFunction } from "../../extract/new-function.js";
 import type { CanonicalSlice } from "./canon.js";
 
-const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
-const CALL = idOf("call");
 
-/** Appends the function of canonical slice `c` to `m` and returns its function index. */
-export function addSliceFunction(m: Module, c: CanonicalSlice, origin: number): number {
-  const f: Func = {
-    typeIndex: ensureFuncType(m, c.params, [c.result]),
-    locals: c.locals.map((type) => ({ count: 1, type })),
-    localCount: c.locals.length,
-    raw: null,
-    rawOffset: 0,
-    codeOffset: 0,
-    body: c.body,
-    dirty: true,
-    origin,
-  };
-  m.functions.push(f);
-  return m.numImportedFuncs + m.functions.length - 1;
+/** Appends the function of canonical slice `c` to `m` and returns its function index (`trial`: on a trial copy). */
+export function addSliceFunction(m: Module, c: CanonicalSlice, trial: boolean): number {
+  return addFunction(m, { params: c.params, results: [c.result], locals: c.locals.map((type) => ({ count: 1, type })), body: c.body }, { trial });
 }
 
 /** One criterion to replace: its slice's dead instructions, the tees that become sets, and the call. */
-export interface CallSite {
+export interface SliceSite {
   criterion: number;
   dead: readonly number[];
   teeToSet: readonly number[];
@@ -40,29 +30,24 @@ export interface CallSite {
 }
 
 /** `body` with every site's criterion replaced by its call and its dead instructions left out. */
-export function rewriteParent(body: Body, sites: readonly CallSite[]): Body {
+export function rewriteParent(body: Body, sites: readonly SliceSite[]): Body {
   const skip = new Uint8Array(body.count);
   const toSet = new Uint8Array(body.count);
-  const callAt = new Map<number, CallSite>();
+  const callAt = new Map<number, SliceSite>();
   for (const s of sites) {
     for (const i of s.dead) skip[i] = 1;
     for (const i of s.teeToSet) toSet[i] = 1;
     callAt.set(s.criterion, s);
   }
-  const out = new BodyBuilder(body.count);
+  const out = new BodyBuilder(body.count, body.offsets !== null);
   for (let i = 0; i < body.count; i++) {
     const site = callAt.get(i);
     if (site) {
-      for (const x of site.args) {
-        out.begin(LOCAL_GET);
-        out.word(x);
-      }
-      out.begin(CALL);
-      out.word(site.callee);
+      emitCallSite(out, { callee: site.callee, args: site.args, stores: [], exit: "none", origin: originOf(body, i) }, false);
       continue;
     }
     if (skip[i]) continue;
-    out.begin(toSet[i] ? LOCAL_SET : body.ops[i]!);
+    out.begin(toSet[i] ? LOCAL_SET : body.ops[i]!, originOf(body, i));
     for (let q = body.immStart[i]!; q < body.immStart[i + 1]!; q++) out.word(body.imm[q]!);
   }
   return out.finish();

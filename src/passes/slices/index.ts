@@ -8,11 +8,11 @@
 
 import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
-import { judgeInHalves } from "../judged-halves.js";
-import { newOrigin } from "../merge-map.js";
+import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
+import { replaceBody, trialCopy } from "../../extract/trial.js";
 import type { Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { chooseClasses, classesOf, type ChosenClass, type Preset } from "./cost.js";
-import { addSliceFunction, rewriteParent, type CallSite } from "./extract.js";
+import { addSliceFunction, rewriteParent, type SliceSite } from "./extract.js";
 import { findSlices } from "./find.js";
 
 export interface SlicesStats {
@@ -39,14 +39,13 @@ export function slices(m: Module, options?: PassOptions, preset?: Preset): Slice
   if (judge && !preset) {
     chosen = chosen.filter((c) => c.benefit >= MIN_COMPRESSED_BENEFIT);
     if (chosen.length === 0) return stats;
-    const write = (list: ChosenClass[]): Uint8Array => {
-      const t = { ...m, functions: m.functions.slice(), types: m.types.slice(), recGroups: m.recGroups.slice(), names: null };
-      apply(t, list, true);
+    const write = (taken: readonly ChosenClass[], batch: readonly ChosenClass[]): Uint8Array => {
+      const t = trialCopy(m);
+      apply(t, [...taken, ...batch], true);
       return writeModule(t);
     };
     const before = writeModule(m);
-    const budget = before.length > 4 << 20 ? 3 : before.length > 256 << 10 ? 8 : 24;
-    const r = judgeInHalves(chosen, before, write, judge, budget);
+    const r = judgeInHalves(chosen, { judge, budget: judgementBudget("slices", before.length), before, write });
     stats.judgements = r.used;
     chosen = r.accepted;
   }
@@ -57,12 +56,12 @@ export function slices(m: Module, options?: PassOptions, preset?: Preset): Slice
   return stats;
 }
 
-/** Adds one function per chosen class and rewrites the parents (replacing their Func objects). Returns the number of call sites. */
+/** Adds one function per chosen class and rewrites the parents. Returns the number of call sites. */
 function apply(m: Module, chosen: readonly ChosenClass[], trial: boolean): number {
-  const sites = new Map<number, CallSite[]>();
+  const sites = new Map<number, SliceSite[]>();
   let count = 0;
   chosen.forEach((ch, k) => {
-    const callee = addSliceFunction(m, ch.cls.canon, trial ? -1 : newOrigin(m));
+    const callee = addSliceFunction(m, ch.cls.canon, trial);
     // the byte model numbered the new functions in the order of the whole choice; a judged subset
     // gets lower indices, so its calls are no wider than counted (the model stays an upper bound of the cost)
     if (callee > ch.funcIndex) throw new Error(`slices: class ${k} became function ${callee}, the byte model counted on ${ch.funcIndex}`);
@@ -73,10 +72,7 @@ function apply(m: Module, chosen: readonly ChosenClass[], trial: boolean): numbe
       count++;
     }
   });
-  for (const [fi, list] of sites) {
-    const f = m.functions[fi]!;
-    m.functions[fi] = { ...f, body: rewriteParent(f.body!, list), dirty: true, raw: f.raw };
-  }
+  for (const [fi, list] of sites) replaceBody(m, fi, rewriteParent(m.functions[fi]!.body!, list), trial);
   return count;
 }
 
