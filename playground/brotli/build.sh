@@ -4,6 +4,8 @@
 # 20's zlib carries), with size.c, for wasm32-wasi with clang 19 and
 # wasi-libc (Debian: clang-19 lld-19 wasi-libc, as .ci/run installs).
 #   playground/brotli/build.sh BROTLI_CHECKOUT
+# brotli is MIT-licensed: its notice is in LICENSE.brotli, which goes with
+# the built module.
 # Its sizes must equal Node's zlib brotli at quality 5, 9 and 11, window 22:
 # the playground test checks the page's output against the CLI's.
 set -euo pipefail
