@@ -75,6 +75,9 @@ export function codePrefixUnchanged(input: Uint8Array, output: Uint8Array): bool
   return e === codeEnd(output) && sameBytes(input.subarray(0, e), output.subarray(0, e));
 }
 
+/** The note for a stale sourceMappingURL section removed (one that follows the map replaces it: see pipeline/source-map-out.ts). */
+export const STALE_SOURCE_MAP_NOTE = "debug info: removed the sourceMappingURL section: the source map it names gives the input's code offsets, which the passes changed";
+
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /**
@@ -135,7 +138,7 @@ export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: S
     );
   }
   if (stale.some((s) => s.kind === "source map")) {
-    notes.push("debug info: removed the sourceMappingURL section: the source map it names gives the input's code offsets, which the passes changed");
+    notes.push(STALE_SOURCE_MAP_NOTE);
   }
   const meta = stale.filter((s) => s.kind === "code metadata");
   if (meta.length > 0) {

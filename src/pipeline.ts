@@ -36,7 +36,7 @@ import { runPasses } from "./pipeline/run-passes.js";
 import { EXACT_MAX, PORTFOLIO_MAX } from "./pipeline/verify.js";
 import { CodeOrigins } from "./pipeline/code-origins.js";
 import { mapOutput } from "./pipeline/source-map-out.js";
-import { parseSourceMap, type SourceMapV3 } from "./source-map.js";
+import { readSourceMap, type SourceMapV3 } from "./source-map.js";
 
 export interface OptimizeOptions {
   /**
@@ -207,7 +207,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   const timings: Timings = { readMs: 0, validateInputMs: 0, passesMs: 0, writeMs: 0, validateOutputMs: 0, totalMs: 0 };
 
   // 1. Read, validate, set debug info aside, write the baseline.
-  const inputMap = options.inputSourceMap === undefined ? null : typeof options.inputSourceMap === "string" ? parseSourceMap(options.inputSourceMap) : parseSourceMap(JSON.stringify(options.inputSourceMap));
+  const inputMap = options.inputSourceMap === undefined ? null : readSourceMap(options.inputSourceMap);
   if (options.sourceMapUrl !== undefined && !inputMap) throw new UsageError("sourceMapUrl needs inputSourceMap: there is no map to name");
   const origins = inputMap ? new CodeOrigins(bytes) : null;
   const input = readInput(bytes, validate, phases, timings, blame, origins);

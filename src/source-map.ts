@@ -20,13 +20,26 @@ export interface SourceMapV3 {
   [extra: string]: unknown;
 }
 
+/** A checked wasm source map with its mappings decoded (sorted by file offset). */
+export interface ReadSourceMap {
+  map: SourceMapV3;
+  segments: SourceMapSegment[];
+}
+
 /** Parses and checks a wasm source map; throws UsageError naming what is wrong. */
 export function parseSourceMap(text: string, what = "input source map"): SourceMapV3 {
-  let j: unknown;
-  try {
-    j = JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${what}: not JSON (${(e as Error).message})`);
+  return readSourceMap(text, what).map;
+}
+
+/** Checks a wasm source map, given as JSON text or parsed, and decodes its mappings once; throws UsageError naming what is wrong. */
+export function readSourceMap(value: string | object, what = "input source map"): ReadSourceMap {
+  let j: unknown = value;
+  if (typeof value === "string") {
+    try {
+      j = JSON.parse(value);
+    } catch (e) {
+      throw new UsageError(`${what}: not JSON (${(e as Error).message})`);
+    }
   }
   if (typeof j !== "object" || j === null || Array.isArray(j)) throw new UsageError(`${what}: not a JSON object`);
   const o = j as Record<string, unknown>;
@@ -36,13 +49,13 @@ export function parseSourceMap(text: string, what = "input source map"): SourceM
   if (o.names !== undefined && (!Array.isArray(o.names) || !o.names.every((s) => typeof s === "string"))) throw new UsageError(`${what}: "names" is not an array of strings`);
   if ("sections" in o) throw new UsageError(`${what}: indexed source maps ("sections") are not supported`);
   const map = { ...o, names: (o.names as string[] | undefined) ?? [] } as SourceMapV3;
-  const lines = segmentsOf(map, what);
-  for (const seg of lines as readonly (readonly number[])[]) {
+  const segments = segmentsOf(map, what);
+  for (const seg of segments as readonly (readonly number[])[]) {
     if (seg.length !== 1 && seg.length !== 4 && seg.length !== 5) throw new UsageError(`${what}: a mapping with ${seg.length} fields`);
     if (seg.length >= 4 && (seg[1]! < 0 || seg[1]! >= map.sources.length)) throw new UsageError(`${what}: a mapping names source ${seg[1]}, but there are ${map.sources.length}`);
     if (seg.length === 5 && (seg[4]! < 0 || seg[4]! >= map.names.length)) throw new UsageError(`${what}: a mapping names name ${seg[4]}, but there are ${map.names.length}`);
   }
-  return map;
+  return { map, segments };
 }
 
 /** The map's segments, sorted by file offset; a wasm map has all of them on its first line. */
@@ -84,8 +97,8 @@ function segmentAt(segs: readonly SourceMapSegment[], at: number): number {
  * effect at its origin; glue with no origin is unmapped. Sources, names and
  * sourcesContent stay as they were.
  */
-export function followSourceMap(input: SourceMapV3, addresses: AddressMap): SourceMapV3 {
-  const segs = segmentsOf(input, "input source map");
+export function followSourceMap(input: ReadSourceMap, addresses: AddressMap): SourceMapV3 {
+  const segs = input.segments;
   const out: SourceMapSegment[] = [];
   const emit = (at: number, from: SourceMapSegment | undefined): void => {
     const seg: SourceMapSegment = from === undefined || from.length === 1 ? [at] : ([at, ...from.slice(1)] as SourceMapSegment);
@@ -107,6 +120,6 @@ export function followSourceMap(input: SourceMapV3, addresses: AddressMap): Sour
     emit(e.out, segs[k]);
     for (k++; k < segs.length && segs[k]![0] < e.src + e.len; k++) emit(e.out + (segs[k]![0] - e.src), segs[k]);
   }
-  const { mappings: _, ...rest } = input;
+  const { mappings: _, ...rest } = input.map;
   return { ...rest, version: 3, mappings: encode([out]) };
 }

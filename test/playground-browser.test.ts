@@ -18,7 +18,7 @@ import type { Page } from "playwright-core";
 import { runSafely } from "../src/cli/run.js";
 import { brotliSize, gzipSize } from "../src/cli/compress.js";
 import { buildPlayground } from "../scripts/build-playground.js";
-import { CHROMIUM, skip } from "../scripts/chromium.js";
+import { CHROMIUM, skip, watchPage } from "../scripts/chromium.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // dist/test -> repository root
 const FIXTURE = join(ROOT, "fixtures/wasm/families-Oz.wasm");
@@ -54,13 +54,7 @@ test("playground: the page's output for a fixture is byte-identical to the CLI's
   try {
     const site = await buildPlayground(join(dir, "site"));
     const tab = await browser.newPage();
-    const problems: string[] = [];
-    const requests: string[] = [];
-    tab.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    tab.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    tab.on("request", (r) => requests.push(r.url()));
+    const { problems, requests } = watchPage(tab);
     await tab.goto(pathToFileURL(site.html).href, { waitUntil: "load" });
     // the pass list comes from the worker once its brotli encoder is loaded
     await tab.locator('#passes input[value="outline"]').waitFor({ timeout: 60_000 });

@@ -15,7 +15,7 @@ import { runSafely } from "../src/cli/run.js";
 import { optimize } from "../src/pipeline.js";
 import { htmlReport } from "../src/cli/html-report.js";
 import { namedModule } from "./named-module.js";
-import { CHROMIUM, skip } from "../scripts/chromium.js";
+import { CHROMIUM, skip, watchPage } from "../scripts/chromium.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // dist/test -> repository root
 const FIXTURE = join(ROOT, "fixtures/wasm/families-O2.wasm");
@@ -34,17 +34,7 @@ test("--html report of a fixture renders in headless chromium: rows, treemap, so
   const browser = await chromium.launch({ executablePath: CHROMIUM!, args: ["--no-sandbox"] });
   try {
     const tab = await browser.newPage();
-    const problems: string[] = [];
-    const requests: string[] = [];
-    tab.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    tab.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    tab.on("dialog", (d) => {
-      problems.push(`dialog: ${d.message()}`);
-      void d.dismiss();
-    });
-    tab.on("request", (r) => requests.push(r.url()));
+    const { problems, requests } = watchPage(tab);
     const url = pathToFileURL(page).href;
     await tab.goto(url, { waitUntil: "load" });
 

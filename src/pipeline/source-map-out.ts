@@ -3,8 +3,8 @@
 // (when the caller gives its URL) instead of being removed as stale.
 
 import { ByteWriter } from "../binary/bytes.js";
-import { withoutCustomSections, type RemovedSection } from "../debug-info.js";
-import { followSourceMap, type SourceMapV3 } from "../source-map.js";
+import { STALE_SOURCE_MAP_NOTE, withoutCustomSections, type RemovedSection } from "../debug-info.js";
+import { followSourceMap, type ReadSourceMap } from "../source-map.js";
 import type { CodeOrigins } from "./code-origins.js";
 import type { LastWord } from "./last-word.js";
 
@@ -33,7 +33,7 @@ export function withSourceMapUrl(bytes: Uint8Array, url: string): Uint8Array {
   return out;
 }
 
-export function mapOutput(inputMap: SourceMapV3, last: LastWord, written: Uint8Array, origins: CodeOrigins, url: string | undefined): MappedOutput {
+export function mapOutput(inputMap: ReadSourceMap, last: LastWord, written: Uint8Array, origins: CodeOrigins, url: string | undefined): MappedOutput {
   const binary = url === undefined ? last.binary : withSourceMapUrl(last.binary, url);
   const sourceMap = JSON.stringify(followSourceMap(inputMap, origins.mapOf(binary, written)));
   if (url === undefined) {
@@ -46,6 +46,6 @@ export function mapOutput(inputMap: SourceMapV3, last: LastWord, written: Uint8A
     binary,
     sourceMap,
     removedSections: last.removedSections.filter((s) => s.kind !== "source map"),
-    notes: last.notes.filter((n) => !n.startsWith("debug info: removed the sourceMappingURL section")),
+    notes: last.notes.filter((n) => n !== STALE_SOURCE_MAP_NOTE),
   };
 }
