@@ -53,6 +53,7 @@ async function main(): Promise<void> {
   });
   const only = values.only?.split(",") ?? null;
   // a share of estimated executed instructions, or "f:X" for everything estimated to run X+ times per entry
+  // ("fl:X" also code in loops, "fle:X" also exports' own bodies as if in a loop: the default rule is fle:1.01)
   const coverages = (values.coverage ?? "0.9,0.99,0.999").split(",");
   const models: [string, FrequencyModel][] = [["default", DEFAULT_MODEL]];
   for (const spec of values.model?.split(";") ?? []) {
@@ -117,7 +118,9 @@ async function main(): Promise<void> {
       });
       for (const [mname, model] of models) {
         for (const coverage of coverages) {
-          const rule = coverage.startsWith("fl:")
+          const rule = coverage.startsWith("fle:")
+            ? { minFrequency: Number(coverage.slice(4)), loops: true, exports: true }
+            : coverage.startsWith("fl:")
             ? { minFrequency: Number(coverage.slice(3)), loops: true }
             : coverage.startsWith("f:")
               ? { minFrequency: Number(coverage.slice(2)) }

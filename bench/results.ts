@@ -156,8 +156,14 @@ export interface RuntimeResult extends Partial<RuntimeVariant>, Partial<RuntimeE
   /** Untimed warm-up runs and timed runs inside each process (medians over the processes). */
   warmup: number;
   iterations: number;
-  /** optimized / baseline (wall time), with its 95 % interval. The stopping rule looks at this one. */
+  /** median over processes of optimized / baseline (wall time), with its 95 % interval. The stopping rule looks at this one and bestSlowdown. */
   slowdown: RatioInterval;
+  /**
+   * Fastest optimized process / fastest baseline process (wall time), with its
+   * 95 % interval: the best of several fresh processes on each side. Optional:
+   * results from before it was kept lack it.
+   */
+  bestSlowdown?: RatioInterval;
   /** optimized / baseline (CPU time), with its 95 % interval: less sensitive to a busy machine, but not what a user waits for. */
   cpuSlowdown: RatioInterval;
   /** os.loadavg() (1, 5, 15 minutes) when the measurement started and ended: a busy machine widens intervals. */

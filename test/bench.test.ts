@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BenchResults } from "../bench/results.js";
-import { geomean, median, ratioOfMediansCI, rng } from "../bench/stats.js";
+import { geomean, median, ratioOfBestCI, ratioOfMediansCI, rng } from "../bench/stats.js";
 import { detectFeatures, parseTargetFeatures } from "../bench/features.js";
 import { selectEntries } from "../bench/bench.js";
 import { parseTargets, timingOf } from "../bench/targets.js";
@@ -371,6 +371,30 @@ test("ratioOfMediansCI: covers the true ratio, excludes 1 for a real 10 % slowdo
   assert.equal(few.lo, null);
   assert.equal(few.halfWidth, null);
   assert.throws(() => ratioOfMediansCI([1], [1, 2]), /paired/);
+});
+
+test("ratioOfBestCI: a bimodal spread of whole processes hides a 10 % slowdown from the medians, not from the best", () => {
+  const rand = rng(7);
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < 16; i++) {
+    // About half the processes run slow as a whole (1.6-2x), on either side, independently.
+    const slowA = rand() < 0.5 ? 1.6 + 0.4 * rand() : 1;
+    const slowB = rand() < 0.5 ? 1.6 + 0.4 * rand() : 1;
+    a.push(100 * slowA * (1 + 0.02 * rand()));
+    b.push(110 * slowB * (1 + 0.02 * rand()));
+  }
+  const best = ratioOfBestCI(a, b);
+  assert.ok(best.lo !== null && best.hi !== null && best.halfWidth !== null);
+  assert.ok(best.lo > 1.0 && best.lo < 1.1 && best.hi > 1.1 - 0.03, `${best.lo} .. ${best.hi}`);
+  assert.ok(best.halfWidth < 0.06, `±${best.halfWidth}`);
+  const medians = ratioOfMediansCI(a, b);
+  assert.ok(medians.halfWidth !== null && medians.halfWidth > best.halfWidth, "the medians' interval is the wider one");
+  assert.deepEqual(ratioOfBestCI(a, b), best);
+  const aa = ratioOfBestCI(a, a.map((x, i) => a[(i + 5) % a.length]!));
+  assert.equal(aa.ratio, 1);
+  assert.equal(ratioOfBestCI([1, 2], [2, 4]).lo, null);
+  assert.throws(() => ratioOfBestCI([1], [1, 2]), /paired/);
 });
 
 test("median and geomean", () => {

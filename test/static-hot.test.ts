@@ -152,3 +152,22 @@ test("code deep in if arms inside a loop is hot by the default rule, not by freq
   assert.ok(staticHotCode(m).hot.isHotInstruction(f, nop), "hot: inside a loop");
   assert.ok(!staticHotCode(m, { minFrequency: 1.01 }).hot.isHotInstruction(f, nop), "frequency alone calls it cold");
 });
+
+test("an export's own body is hot as if called in a loop (the host may loop over it); its callees and trap paths are not raised", async () => {
+  const bytes = await wasm(`(module (memory 1)
+    (func $helper (param i32) (result i32) (i32.mul (local.get 0) (i32.const 3)))
+    (func (export "api") (param i32) (result i32)
+      (if (i32.eqz (local.get 0)) (then unreachable))
+      (i32.add (call $helper (local.get 0)) (i32.const 1)))
+    (func $internal (param i32) (result i32) (i32.add (local.get 0) (i32.const 1))))`);
+  const m = readModule(bytes, { decodeBodies: true });
+  const [helper, api, internal] = m.functions as [typeof m.functions[0], typeof m.functions[0], typeof m.functions[0]];
+  const at = (f: typeof api, name: string): number => Array.from({ length: f.body!.count }, (_, i) => i).find((i) => OPS[f.body!.ops[i]!]!.name === name)!;
+  const { hot } = staticHotCode(m);
+  assert.ok(hot.isHotInstruction(api, at(api, "i32.add")), "the export's straight-line code is hot");
+  assert.ok(!hot.isHotInstruction(api, at(api, "unreachable")), "its trap path stays cold");
+  assert.ok(!hot.isHotInstruction(helper, at(helper, "i32.mul")), "its callee is not raised with it");
+  assert.ok(!hot.isHotInstruction(internal, at(internal, "i32.add")), "an unreached function stays cold");
+  const without = staticHotCode(m, { minFrequency: 1.01, loops: true }).hot;
+  assert.ok(!without.isHotInstruction(api, at(api, "i32.add")), "without the exports rule the export runs once per entry: cold");
+});
