@@ -348,6 +348,25 @@ export class Evaluator {
     for (let g = 0; g < nGroups; g++) this.evaluateGroup(positions, g, shape, out);
   }
 
+  /** groupByPattern's hash of the copy at p: its local pattern in prev encoding, and for a repeat ending in a return its function's results. */
+  private patternHash(p: number, len: number, kind: number, localOps: number): number {
+    const corpus = this.ctx.corpus;
+    let h = 0;
+    if (kind === RET) {
+      const r = corpus.infos[corpus.funcAt[p]!]!.results;
+      h = r.length * 977 + (r[0] ?? 0);
+    }
+    if (localOps > 0) {
+      const localPrev = corpus.localPrev;
+      for (let t = p; t < p + len; t++) {
+        const d = localPrev[t]!;
+        if (d < 0) continue;
+        h = Math.imul(h ^ (d <= t - p ? d : 0), 0x01000193) + 1;
+      }
+    }
+    return h;
+  }
+
   /**
    * The number of local ops in the first copy b0[i0, i0 + len), or -1 if
    * the repeat cannot pay: the new function costs at least its instructions
@@ -414,19 +433,7 @@ export class Evaluator {
     groupSize.fill(0, 0, nOcc);
     let nGroups = 0;
     for (let k = 0; k < nOcc; k++) {
-      const p = positions[k]!;
-      let h = 0;
-      if (kind === RET) {
-        const r = corpus.infos[corpus.funcAt[p]!]!.results;
-        h = r.length * 977 + (r[0] ?? 0);
-      }
-      if (localOps > 0) {
-        for (let t = p; t < p + len; t++) {
-          const d = localPrev[t]!;
-          if (d < 0) continue;
-          h = Math.imul(h ^ (d <= t - p ? d : 0), 0x01000193) + 1;
-        }
-      }
+      const h = this.patternHash(positions[k]!, len, kind, localOps);
       let slot = (h ^ (h >>> 15)) & (cap - 1);
       let gid = -1;
       for (;;) {
