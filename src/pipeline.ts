@@ -12,31 +12,21 @@
 //      input; under a compressed target "larger" is also judged on the real
 //      measures (brotli quality 11 at every size), against the input itself.
 //
-// Platform-neutral: Uint8Array in and out, no Node APIs.
+// Platform-neutral: Uint8Array in and out, no Node APIs. One run under one
+// target is pipeline/once.ts (its steps named there); this file holds the
+// options, the result, and the brotli target's portfolio of runs.
 
-import type { Module } from "./ir/module.js";
 import type { Pass } from "./passes/pass.js";
-import { resolveMergeMap } from "./passes/merge-map.js";
-import { resolvePasses } from "./passes/registry.js";
-import { normalizeChoices, type FeatureChoices } from "./passes/features.js";
-import { sortFeatures, type WasmFeature } from "./analysis/feature-names.js";
-import { InternalError, UsageError } from "./errors.js";
-import { scanSections, sectionBytes, type Report, type Timings } from "./report.js";
-import { VERSION } from "./version.js";
-import { SizeJudge, type SizeMeasures, type SizeTarget } from "./size-target.js";
+import type { FeatureChoices } from "./passes/features.js";
+import { InternalError } from "./errors.js";
+import type { Report } from "./report.js";
+import type { SizeMeasures, SizeTarget } from "./size-target.js";
 import type { Profile } from "./profile/profile.js";
-import { blamer, describe } from "./pipeline/blame.js";
-import { chooseHotCode } from "./pipeline/hot.js";
-import { lastWord } from "./pipeline/last-word.js";
-import { checkFeatures, validateOutput } from "./pipeline/output-checks.js";
-import { PassRunner } from "./pipeline/pass-runner.js";
-import { ms, now, Phases } from "./pipeline/phases.js";
-import { readInput } from "./pipeline/read-input.js";
-import { runPasses } from "./pipeline/run-passes.js";
-import { EXACT_MAX, PORTFOLIO_MAX } from "./pipeline/verify.js";
-import { CodeOrigins } from "./pipeline/code-origins.js";
-import { mapOutput } from "./pipeline/source-map-out.js";
-import { readSourceMap, type SourceMapV3 } from "./source-map.js";
+import { describe } from "./pipeline/blame.js";
+import { ms } from "./pipeline/phases.js";
+import { optimizeOnce } from "./pipeline/once.js";
+import { PORTFOLIO_MAX } from "./pipeline/verify.js";
+import type { SourceMapV3 } from "./source-map.js";
 
 export interface OptimizeOptions {
   /**
@@ -193,151 +183,4 @@ function portfolio(bytes: Uint8Array, options: OptimizeOptions, brotli: (b: Uint
   report.timings.totalMs = ms(totalMs);
   onProgress?.(targets.length, targets.length, "done");
   return best!.result;
-}
-
-function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResult {
-  const featureChoices = normalizeChoices(options.features ?? {});
-  const measures = options.measures ?? {};
-  const target: SizeTarget = options.target ?? (measures.gzip && measures.brotli ? "balanced" : "raw");
-  const passes = resolvePasses(options.passes, target);
-  const validate = options.validate ?? true;
-  const phases = new Phases(2 + passes.length + (validate ? 2 : 0), options.onProgress);
-  const blame = blamer(validate);
-  const tStart = now();
-  const timings: Timings = { readMs: 0, validateInputMs: 0, passesMs: 0, writeMs: 0, validateOutputMs: 0, totalMs: 0 };
-
-  // 1. Read, validate, set debug info aside, write the baseline.
-  const inputMap = options.inputSourceMap === undefined ? null : readSourceMap(options.inputSourceMap);
-  if (options.sourceMapUrl !== undefined && !inputMap) throw new UsageError("sourceMapUrl needs inputSourceMap: there is no map to name");
-  const origins = inputMap ? new CodeOrigins(bytes) : null;
-  const input = readInput(bytes, validate, phases, timings, blame, origins);
-  const judge = makeJudge(target, measures);
-  // every pass compares against the module as read, and the result against
-  // the input: their brotli sizes are kept for the last word
-  judge.pin(bytes);
-  judge.pin(input.baseline);
-
-  // 2. What is hot, decided on the module as read.
-  const hot = chooseHotCode(input.m, bytes, options);
-  const runNotes = hot.note ? [hot.note] : [];
-
-  // 3. Passes. Under a compressed target, a module above EXACT_MAX is judged
-  // on the estimate while the passes run and verified on the real measures
-  // at the end (see verify.ts).
-  const est = (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX) ? judge.estimator() : null;
-  prefetchInputs(judge, est, target, bytes, input.baseline);
-  const runner = new PassRunner(input.m, input.baseline, {
-    phases,
-    blame,
-    checked: validate && (options.checked ?? false),
-    target,
-    judge,
-    shared: {
-      ...(hot.hot ? { hot: hot.hot } : {}),
-      features: featureChoices,
-      inputFeatures: input.features,
-      ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
-    },
-    origins,
-  });
-  // Where no debug info was set aside, a checkpoint is returned as it is, so
-  // the last word's comparison with the input is the verification itself:
-  // the input is the reference, and two real brotli runs (input, result: one
-  // on each core) do what three did (the baseline differs from the input
-  // wherever the rewrite changed a byte, e.g. the producers entry:
-  // brotli-wasm's 1 MB took a third quality-11 run).
-  const reference = input.aside.sections.length === 0 ? bytes : input.baseline;
-  const tPasses = now();
-  const verified = runPasses(runner, { passes, target, judge, est, reference, input: bytes }, phases);
-  if (verified) runNotes.push(verified);
-  timings.passesMs = ms(now() - tPasses);
-
-  // 4. The output validates and adds no feature that was not allowed.
-  let output: Module | null = null;
-  if (validate) {
-    phases.start("validate output");
-    const t = now();
-    output = validateOutput(runner.current, runner.reports);
-    timings.validateOutputMs = ms(now() - t);
-    phases.end();
-  }
-  const features = checkFeatures(output, runner.current, input.features, featureChoices, blame);
-
-  // 5. Debug info back where it holds, then the identity rule.
-  let last = lastWord({
-    input: bytes,
-    result: runner.current,
-    aside: input.aside,
-    stripDwarf: options.stripDwarf ?? false,
-    noPassPaid: est !== null && runner.current === input.baseline,
-    anyPassChanged: runner.reports.some((r) => r.changed),
-    target,
-    judge,
-    blame,
-  });
-  let sourceMap: string | undefined;
-  if (inputMap && origins) {
-    try {
-      const mapped = mapOutput(inputMap, last, last.keptInput ? bytes : runner.current, origins, options.sourceMapUrl);
-      sourceMap = mapped.sourceMap;
-      last = { ...last, binary: mapped.binary, removedSections: mapped.removedSections, notes: mapped.notes };
-    } catch (e) {
-      blame(e, "following the source map failed");
-    }
-  }
-  const notes = [...runNotes, ...last.notes];
-  if (features.added.length > 0 && !last.keptInput) {
-    const why = (f: WasmFeature): string => (input.features.declared.has(f) ? "declared in the input's target_features section" : "enabled");
-    notes.push(`features: the output uses ${features.added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
-  }
-  const outputSections = last.keptInput && sourceMap === undefined ? input.sections : scanSections(last.binary);
-  timings.totalMs = ms(now() - tStart);
-  phases.finish();
-
-  const report: Report = {
-    tool: { name: "wasm-compact", version: VERSION },
-    sizes: {
-      file: { before: bytes.length, after: last.binary.length },
-      code: { before: sectionBytes(input.sections, 10), after: sectionBytes(outputSections, 10) },
-      custom: { before: sectionBytes(input.sections, 0), after: sectionBytes(outputSections, 0) },
-    },
-    sections: { input: input.sections, output: outputSections },
-    passes: runner.reports,
-    validated: { input: validate, output: validate },
-    keptInput: last.keptInput,
-    features: {
-      input: sortFeatures(input.features.used),
-      declared: sortFeatures(input.features.declared),
-      output: last.keptInput ? sortFeatures(input.features.used) : sortFeatures(features.used),
-    },
-    mergeMap: last.keptInput ? [] : resolveMergeMap(runner.m, runner.mapEntries),
-    removedSections: last.removedSections,
-    notes,
-    timings,
-  };
-  return { binary: last.binary, report, ...(sourceMap === undefined ? {} : { sourceMap }) };
-}
-
-function makeJudge(target: SizeTarget, measures: SizeMeasures): SizeJudge {
-  try {
-    return new SizeJudge(target, measures);
-  } catch (e) {
-    throw new UsageError(describe(e));
-  }
-}
-
-/**
- * Real brotli runs worth starting before any pass, on the other core where
- * the measures have one: where the passes judge on the real measures, the
- * input and the module as read (every pass's first comparison). An
- * estimate-judged run needs them only if a pass pays (see runPasses), except
- * where most of the input is debug info set aside (web-tree-sitter's debug
- * build: 483 of 765 KB of DWARF): the one real measure that must see it, the
- * input's, starts now, as verification would otherwise wait for it after
- * the last pass. Should nothing pay, the process waits at most that long for
- * it at exit.
- */
-function prefetchInputs(judge: SizeJudge, est: SizeJudge | null, target: SizeTarget, bytes: Uint8Array, baseline: Uint8Array): void {
-  if (!est) judge.prefetch([baseline, bytes]);
-  else if (target === "balanced" && 4 * (bytes.length - baseline.length) > bytes.length) judge.prefetch([bytes]);
 }

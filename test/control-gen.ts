@@ -124,6 +124,21 @@ export function randomBody(rand: () => number, opts: GenOptions): Body {
   return b.finish();
 }
 
+/** A random structured body with local.get/set/tee of `nLocals` locals sprinkled before its plain instructions. */
+export function withLocals(rand: () => number, body: Body, nLocals: number): Body {
+  const b = new BodyBuilder(body.count * 2);
+  for (let i = 0; i < body.count; i++) {
+    while (rand() < 0.45) {
+      const r = rand();
+      b.begin(idOf(r < 0.45 ? "local.get" : r < 0.85 ? "local.set" : "local.tee"));
+      b.word(Math.floor(rand() * nLocals));
+    }
+    b.begin(body.ops[i]!);
+    for (let w = body.immStart[i]!; w < body.immStart[i + 1]!; w++) b.word(body.imm[w]!);
+  }
+  return b.finish();
+}
+
 const name = (body: Body, i: number): string => OPS[body.ops[i]!]!.name;
 const OPENERS = new Set(["block", "loop", "if", "try", "try_table"]);
 const CLOSERS = new Set(["end", "delegate"]);

@@ -16,7 +16,8 @@ import { BodyBuilder, type Body } from "../src/ir/body.js";
 import type { Module } from "../src/ir/module.js";
 import { I32, refType, type ValType } from "../src/ir/types.js";
 import type { SizeJudge } from "../src/size-target.js";
-import { copyRange, copyRenamed, pushLocals, pushParams } from "../src/extract/copy.js";
+import { copyRange } from "../src/extract/copy.js";
+import { movedBody, siteRename } from "../src/extract/moved-body.js";
 import { callSiteBytes, emitCallSite, type CallSite } from "../src/extract/call-site.js";
 import { addFunction, groupLocals, SignaturePlan } from "../src/extract/new-function.js";
 import { replaceBody, trialCopy } from "../src/extract/trial.js";
@@ -43,15 +44,10 @@ interface Extraction {
   tailCalls: boolean;
 }
 
-/** Extracts with the shared pieces, as outline and fold-blocks do; returns the new function's index and its call site. */
+/** Extracts with the shared pieces (movedBody, emitCallSite), as outline and fold-blocks do; returns the new function's index and its call site. */
 function extract(m: Module, e: Extraction): { callee: number; site: CallSite; body: Body } {
   const host = m.functions[e.pos]!.body!;
-  const b = new BodyBuilder();
-  pushParams(b, e.stackParams);
-  copyRenamed(b, host, e.from, e.to, e.rename);
-  pushLocals(b, e.outLocals);
-  b.begin(END);
-  const body = b.finish();
+  const body = movedBody({ body: host, from: e.from, to: e.to, stackParams: e.stackParams, rename: e.rename, outLocals: e.outLocals });
   const callee = addFunction(m, { params: e.params, results: e.results, locals: groupLocals(e.internal), body }, { trial: false });
   const site: CallSite = { ...e.site, callee };
   const out = new BodyBuilder();
@@ -101,6 +97,33 @@ test("a site with a stack operand, an argument local, a stack result and a live-
   assert.equal(out.length - before, siteBytes - removed + fnBytes);
   validateModule(readModule(out, { decodeBodies: true }));
   sameBehaviour(input, out, [["f", [0, 0]], ["f", [2, 5]], ["f", [-7, 100]], ["f", [123456, 789]]]);
+});
+
+test("movedBody: framing before and after the renamed copy; glue maps to the first and last instruction of the span", () => {
+  // host: local.get 5, block, i32.const 1, local.set 7, end, return (offsets 100, 101, …)
+  const hb = new BodyBuilder(8, true);
+  const put = (name: string, off: number, ...w: number[]): void => {
+    hb.begin(idOf(name), off);
+    for (const x of w) hb.word(x);
+  };
+  put("local.get", 100, 5);
+  put("block", 101, 0x40);
+  put("i32.const", 102, 1);
+  put("local.set", 103, 7);
+  put("end", 104);
+  put("return", 105);
+  put("end", 106);
+  const host = hb.finish();
+  // copy [2, 4) of the span [1, 6) (a block without its opener and end, a stripped return), two stack params
+  const body = movedBody({
+    body: host, from: 2, to: 4, span: { start: 1, end: 6 }, stackParams: 2,
+    rename: siteRename([7, 5], [3, 2]), outLocals: [3],
+    before: [{ op: idOf("nop"), words: [] }], after: [{ op: idOf("unreachable"), words: [] }],
+  });
+  assert.deepEqual(opsOf(body), ["local.get", "local.get", "nop", "i32.const", "local.set", "unreachable", "local.get", "end"].map(idOf));
+  assert.deepEqual(Array.from(body.offsets!.subarray(0, body.count)), [101, 101, 101, 102, 103, 105, 105, 105]);
+  const words = Array.from({ length: body.count }, (_, i) => Array.from(body.imm.subarray(body.immStart[i]!, body.immStart[i + 1]!)));
+  assert.deepEqual(words, [[0], [1], [], [1], [3], [], [3], []], "host local 7 is canonical local 0, which the new function numbers 3");
 });
 
 const TAIL = `(module

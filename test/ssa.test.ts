@@ -15,7 +15,7 @@ import { BodyBuilder, type Body } from "../src/ir/body.js";
 import { cfgOf } from "../src/analysis/cfg.js";
 import { dominatorTree } from "../src/analysis/dominators.js";
 import { DEF, localSsa, PARAM, PHI, UNREACHABLE, ZERO, type LocalSsa } from "../src/analysis/ssa.js";
-import { randomBody, refSucc, rng } from "./control-gen.js";
+import { randomBody, refSucc, rng, withLocals } from "./control-gen.js";
 
 const GET = idOf("local.get");
 const SET = idOf("local.set");
@@ -95,21 +95,6 @@ test("a get in code no path from the entry reaches reads nothing", async () => {
     local.get 0))`);
   assert.deepEqual(reads(body, s), ["unreachable", "param 0"]);
 });
-
-/** A random structured body with local.get/set/tee of `nLocals` locals sprinkled before its plain instructions. */
-function withLocals(rand: () => number, body: Body, nLocals: number): Body {
-  const b = new BodyBuilder(body.count * 2);
-  for (let i = 0; i < body.count; i++) {
-    while (rand() < 0.45) {
-      const r = rand();
-      b.begin(r < 0.45 ? GET : r < 0.85 ? SET : TEE);
-      b.word(Math.floor(rand() * nLocals));
-    }
-    b.begin(body.ops[i]!);
-    for (let w = body.immStart[i]!; w < body.immStart[i + 1]!; w++) b.word(body.imm[w]!);
-  }
-  return b.finish();
-}
 
 /** Per local.get: the definitions (instruction, or -1 - local for its entry value) that reach it, by iterative dataflow; null if unreachable. */
 function reachingDefs(body: Body, nLocals: number): Map<number, number[] | null> {

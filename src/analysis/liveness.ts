@@ -2,25 +2,34 @@
 // Backward dataflow over the basic blocks of the body's CFG (analysis/cfg.ts).
 // Only live-in bitsets per basic block are stored; a query finds the next
 // access of the local and, if it is past the basic block, asks the live-in
-// sets of the successors. Bodies with exception handling (try/catch/
-// delegate/try_table/throw), br_on_* or return_call_ref are not analysed
-// (computeLiveness returns null), so callers treat them as opaque.
+// sets of the successors.
+//
+// Exception handling needs nothing of its own here: the CFG gives every
+// instruction that may throw to a handler in the body (a throw, rethrow or
+// throw_ref, and a call inside a try or try_table body) a block of its own
+// with an edge to each handler it may reach, so a local the handler reads is
+// live after the throwing instruction and after the writes before it. The
+// CFG's exception edges are conservative (more handlers, never fewer), so
+// liveness is too. Exceptions that leave the function, like returns, make
+// nothing live.
 
-import { idOf, opSet } from "../binary/opcodes/index.js";
+import { idOf } from "../binary/opcodes/index.js";
 import type { Body } from "../ir/body.js";
 import { cfgOf } from "./cfg.js";
 
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
 const LOCAL_TEE = idOf("local.tee");
-/** Per op: 1 for control instructions this analysis does not model. */
-const OPAQUE = opSet(["try", "catch", "catch_all", "delegate", "rethrow", "throw", "throw_ref", "try_table", "br_on_null", "br_on_non_null", "br_on_cast", "br_on_cast_fail", "return_call_ref"]);
 
 /** Most bitset words one function may take; beyond it the function is not analysed. */
 const MAX_WORDS = 1 << 24;
 
 export interface Liveness {
-  /** True if local x may be read after instruction i executes (before being overwritten). */
+  /**
+   * True if local x may be read after instruction i executes (before being
+   * overwritten): on the way control falls through or branches, or, for an
+   * instruction that may throw to a handler in the body, in that handler.
+   */
   liveAfter(i: number, x: number): boolean;
   /**
    * liveAfter(i, x) when instruction q <= i accesses x and (q, i] does not:
@@ -31,14 +40,13 @@ export interface Liveness {
 
 /**
  * Computes liveness of `nLocals` locals (params included) over `body`.
- * Returns null for bodies with instructions it does not model.
+ * Returns null only when the bitsets would be too large (MAX_WORDS).
  */
 export function computeLiveness(body: Body, nLocals: number): Liveness | null {
   const n = body.count;
   const ops = body.ops;
   const imm = body.imm;
   const st = body.immStart;
-  for (let i = 0; i < n; i++) if (OPAQUE[ops[i]!] === 1) return null;
   const g = cfgOf(body);
   const nbb = g.count;
   const { blockOf: bbOf, blockStart: bbStart, succStart, succ: succs } = g;

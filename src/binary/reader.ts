@@ -465,12 +465,12 @@ function readFuncEntry(bytes: Uint8Array, start: number, end: number, typeIndex:
   };
 }
 
-/** Decodes (and caches) the instructions of a defined function. */
-/** The body of `f`, decoded from its raw bytes on first use (and kept on `f`). */
+/** The body of `f`, decoded from its raw bytes on first use (and kept on `f`): the one way to get a function's instructions. */
 export function bodyOf(m: Module, f: Func): Body {
   return decodeFunctionBody(m, f);
 }
 
+/** Decodes (and caches) the instructions of a defined function; outside this file, ask bodyOf. */
 export function decodeFunctionBody(m: Module, f: Func): Body {
   if (f.body) return f.body;
   if (!f.raw) throw new Error("function has neither a body nor raw bytes");

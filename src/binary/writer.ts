@@ -6,7 +6,7 @@ import { ByteWriter, u32Size } from "./bytes.js";
 import type { AddressRecorder } from "./address-map.js";
 import { encodeInstructions } from "./code-writer.js";
 import { writeValType } from "./type-writer.js";
-import { decodeFunctionBody } from "./reader.js";
+import { bodyOf } from "./reader.js";
 import type {
   ConstExpr,
   ElemSegment,
@@ -185,7 +185,7 @@ function writeSection(w: ByteWriter, m: Module, id: number, options: WriteOption
           rec?.run(w.len, f.rawOffset, f.raw.length);
           w.bytes(f.raw);
         } else {
-          if (!f.body) decodeFunctionBody(m, f);
+          bodyOf(m, f);
           body.len = 0;
           const mark = rec?.size ?? 0;
           writeFuncBody(body, f, rec);

@@ -61,3 +61,17 @@ export function pushParams(b: BodyBuilder, n: number, origin = 0): void {
     b.word(k);
   }
 }
+
+/** One instruction written by hand: an op id and its immediate words. */
+export interface Instr {
+  op: number;
+  words: readonly number[];
+}
+
+/** Appends `instrs`, each mapped to `origin`. */
+export function emitInstrs(b: BodyBuilder, instrs: readonly Instr[], origin = 0): void {
+  for (const ins of instrs) {
+    b.begin(ins.op, origin);
+    for (const w of ins.words) b.word(w);
+  }
+}

@@ -6,15 +6,12 @@ import { idOf } from "../binary/opcodes/index.js";
 import { BodyBuilder, originOf, type Body } from "../ir/body.js";
 import type { Func, Module } from "../ir/module.js";
 import { emitCallSite } from "./call-site.js";
-import { pushParams } from "./copy.js";
+import { emitInstrs, pushParams, type Instr } from "./copy.js";
 
 const END = idOf("end");
 
 /** One extra argument a thunk pushes: an instruction (op id) with its immediate words. */
-export interface ThunkArg {
-  op: number;
-  words: readonly number[];
-}
+export type ThunkArg = Instr;
 
 /**
  * Body: push every parameter, then `args`, then `call callee` — or
@@ -25,10 +22,7 @@ export function thunkBody(paramCount: number, callee: number, args: readonly Thu
   // `origin`: the file offset of the code the thunk replaces (every instruction maps there)
   const b = new BodyBuilder(paramCount + args.length + 2, origin !== 0);
   pushParams(b, paramCount, origin);
-  for (const a of args) {
-    b.begin(a.op, origin);
-    for (const w of a.words) b.word(w);
-  }
+  emitInstrs(b, args, origin);
   // the function's end returns the call's results; a tail call leaves at once
   emitCallSite(b, { callee, args: [], stores: [], exit: tail ? "return" : "none", origin }, tail);
   b.begin(END, origin);
@@ -39,14 +33,6 @@ export function thunkBody(paramCount: number, callee: number, args: readonly Thu
 export function funcOrigin(f: Func): number {
   if (f.body) return originOf(f.body, 0);
   return f.raw ? f.codeOffset : 0;
-}
-
-/** Replaces f's body by `body` with no declared locals (on the real module; see trial.ts replaceBody for trials). */
-export function setBody(f: Func, body: Body, locals: Func["locals"] = []): void {
-  f.body = body;
-  f.locals = locals;
-  f.localCount = locals.reduce((n, g) => n + g.count, 0);
-  f.dirty = true;
 }
 
 /** Parameter count of a function type. */

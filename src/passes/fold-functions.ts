@@ -11,7 +11,8 @@ import { observableIdentity } from "../analysis/func-identity.js";
 import { fillHolesOrder, redirectFunctions } from "../ir/renumber.js";
 import type { Module } from "../ir/module.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
-import { funcOrigin, paramCount, setBody, thunkBody } from "../extract/thunk.js";
+import { funcOrigin, paramCount, thunkBody } from "../extract/thunk.js";
+import { replaceBody } from "../extract/trial.js";
 import { functionCost } from "../analysis/sizes.js";
 import { mayIntroduce } from "./features.js";
 import { funcLabel, type MergeMapEntry } from "./merge-map.js";
@@ -99,13 +100,9 @@ export function foldFunctions(m: Module, keepExportIdentity: boolean, tail = fal
         continue;
       }
       const f = fn(i);
-      const before = functionCost(f);
-      const saved = { body: f.body, locals: f.locals, localCount: f.localCount, dirty: f.dirty };
-      setBody(f, thunkBody(paramCount(m, f.typeIndex), rep, [], tail, funcOrigin(f)));
-      if (functionCost(f) >= before) {
-        Object.assign(f, saved);
-        continue;
-      }
+      const thunk = thunkBody(paramCount(m, f.typeIndex), rep, [], tail, funcOrigin(f));
+      if (functionCost({ ...f, body: thunk, locals: [], localCount: 0, raw: null, dirty: true }) >= functionCost(f)) continue;
+      replaceBody(m, i - nImp, thunk, false, []);
       thunks++;
       entries.push({ function: funcLabel(m, i), became: "thunk", into: funcLabel(m, rep), args: [] });
     }

@@ -12,7 +12,7 @@
 // was profiled, and the function-level answer after a pass rewrote it.
 
 import type { Module } from "../ir/module.js";
-import { decodeFunctionBody } from "../binary/reader.js";
+import { bodyOf } from "../binary/reader.js";
 import type { HotCode } from "../passes/pass.js";
 import { MarkedHotCode, type HotMarks } from "./marked-hot.js";
 import { ProfileError } from "./errors.js";
@@ -69,7 +69,7 @@ export function hotCodeFromProfile(
   for (const pf of profile.functions) {
     const f = m.functions[pf.origin - nImp];
     if (pf.origin < nImp || !f) throw new ProfileError(`the profile does not fit the module: function ${pf.origin} is not a defined function`);
-    const body = decodeFunctionBody(m, f);
+    const body = bodyOf(m, f);
     const starts = Uint32Array.from(pf.blocks, (b) => b[0]);
     if (starts[starts.length - 1]! >= body.count) throw new ProfileError(`the profile does not fit the module: function ${pf.origin} has ${body.count} instructions`);
     const fn: FuncProfile = { ops: body.ops.slice(), starts, hot: new Uint8Array(starts.length), anyHot: false };

@@ -2,10 +2,11 @@
 // them, the call sequence at each site, and its exact byte balance.
 
 import { idOf } from "../../binary/opcodes/index.js";
-import { BLOCK_EMPTY, BodyBuilder, originOf, type Body } from "../../ir/body.js";
+import { BLOCK_EMPTY, type Body } from "../../ir/body.js";
 import type { CallSite } from "../../extract/call-site.js";
 import { groupLocals } from "../../extract/new-function.js";
-import { copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
+import type { Instr } from "../../extract/copy.js";
+import { movedBody, siteRename } from "../../extract/moved-body.js";
 import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import { isDefaultable } from "../../analysis/typecontext.js";
@@ -132,43 +133,46 @@ export function shapeOf(m: Module, g: Group, sites: readonly Site[], o: FoldOpti
   };
 }
 
-/** The body of the new function, made from the group's first site. */
+/**
+ * The body of the new function, made from the group's first site (see
+ * extract/moved-body.ts); fold-blocks' own part is the framing: a block
+ * whose result needs no locals after it is copied without its opener and
+ * end (the function's label stands in for the block's), an arm that hands
+ * locals back is wrapped in a block of its type, and a tail loop or if
+ * whose results are not the function's is followed by `unreachable`.
+ */
 export function foldedBody(m: Module, site: Site, shape: Shape): Body {
   const { region: r, info } = site;
-  const body = info.body;
-  const canonOf = new Map<number, number>();
-  site.locals.forEach((l, c) => canonOf.set(l, c));
-  const map = (l: number) => shape.newIndex[canonOf.get(l)!]!;
-  const b = new BodyBuilder(r.end - r.start + shape.params.length + shape.outLocals.length + 4, body.offsets !== null);
-  // glue maps to the code it stands for: parameters to the region's first instruction, the rest to its last
-  const head = originOf(body, r.start);
-  const tail = originOf(body, r.end - 1);
-  pushParams(b, shape.stackParams.length, head);
-  const first = body.ops[r.start]!;
+  const first = info.body.ops[r.start]!;
   const hasOut = shape.outLocals.length > 0;
   let from = r.start;
   let to = r.end;
-  let wrap = false;
+  const before: Instr[] = [];
+  const after: Instr[] = [];
   if (r.kind === "construct" && first === BLOCK && !hasOut) {
-    // the function's own label stands in for the block's
     from++;
     to--;
-  } else if (r.kind === "arm" && hasOut) wrap = true;
-  if (wrap) {
-    b.begin(BLOCK, head);
-    b.word(r.blockType);
+  } else if (r.kind === "arm" && hasOut) {
+    before.push({ op: BLOCK, words: [r.blockType] });
+    after.push({ op: END, words: [] });
   }
-  copyRenamed(b, body, from, to, map);
-  if (wrap) b.begin(END, tail);
   if (r.tail && r.kind === "construct" && (first === LOOP || first === IF)) {
     // the construct's results need not match the function's: its end is never reached
     const sig = blockSig(m, r.blockType)!;
     const same = sig.results.length === shape.results.length && sig.results.every((t, k) => t === shape.results[k]);
-    if (!same) b.begin(UNREACHABLE, tail);
+    if (!same) after.push({ op: UNREACHABLE, words: [] });
   }
-  pushLocals(b, shape.outLocals.map((c) => shape.newIndex[c]!), tail);
-  b.begin(END, tail);
-  return b.finish();
+  return movedBody({
+    body: info.body,
+    from,
+    to,
+    span: { start: r.start, end: r.end },
+    stackParams: shape.stackParams.length,
+    rename: siteRename(site.locals, shape.newIndex),
+    outLocals: shape.outLocals.map((c) => shape.newIndex[c]!),
+    before,
+    after,
+  });
 }
 
 /** The call site that replaces `site` (see extract/call-site.ts; the region's stack operands are already pushed). */

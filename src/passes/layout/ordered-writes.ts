@@ -70,9 +70,8 @@ export class OrderedWrites {
   bytes(order: readonly number[]): Uint8Array {
     const copy = readModule(this.base);
     copy.functions.forEach((f, i) => {
-      const b = this.bodies[i]!;
-      // only function indices change, in place: the rest is shared
-      f.body = this.hasRefs(i) ? { ...b, imm: b.imm.slice() } : b;
+      // shared: renumbering builds a new Body where an index changes (ir/body.ts mapWords)
+      f.body = this.bodies[i]!;
     });
     reorderFunctions(copy, order);
     return writeModule(copy);

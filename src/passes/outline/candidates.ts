@@ -8,6 +8,10 @@
 // unconditional write is an ordinary local; one that may be read before
 // being written is a parameter; one that is written and live after the
 // sequence in some occurrence is a result.
+//
+// The search is here; what a candidate saves, in exact bytes, and the
+// bounds that let the search skip repeats early are the cost model's
+// (cost.ts).
 
 import { u32Size } from "../../binary/bytes.js";
 import { idOf } from "../../binary/opcodes/index.js";
@@ -19,9 +23,9 @@ import { KIND_FUNC } from "../../analysis/typecontext.js";
 import type { ModuleEnv } from "../../analysis/module-env.js";
 import { CodeValidator } from "../../analysis/validate-code.js";
 import { liveness, type Corpus } from "./corpus.js";
-import { instrSize, localDeclsSize } from "../../analysis/sizes.js";
 import type { SignaturePlan } from "../../extract/new-function.js";
-import { exitBytes, localOpBytes, marshalBytes, type Exit } from "../../extract/call-site.js";
+import type { Exit } from "../../extract/call-site.js";
+import { benefitOf, calleeEntryBytes, OutlineCost, repeatMayPay } from "./cost.js";
 
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
@@ -112,24 +116,6 @@ function resultType(ctx: EvalContext, t: ValType): ValType {
   return h >= 0 && ctx.env.ctx.kind[h] === KIND_FUNC ? FUNCREF : t;
 }
 
-/** Bytes of the new function: type (if new), function-section entry, code entry with size prefix, name. */
-export function functionOverhead(ctx: EvalContext, c: Candidate, funcIndex: number): number {
-  return ctx.signatures.functionBytes(c.params, c.results, c.bodyBytes, ctx.nameCost(funcIndex));
-}
-
-/**
- * Benefit of `c` restricted to occurrences `keep` (indices into c.occs; null:
- * all of them, without building the list), if the new function gets `funcIndex`.
- */
-export function benefitOf(ctx: EvalContext, c: Candidate, keep: readonly number[] | null, funcIndex: number): number {
-  const n = keep ? keep.length : c.gain.length;
-  if (n < 2) return -1;
-  let g = 0;
-  const call = u32Size(funcIndex);
-  for (let j = 0; j < n; j++) g += c.gain[keep ? keep[j]! : j]! - call;
-  return g - functionOverhead(ctx, c, funcIndex);
-}
-
 /**
  * `head` followed by the types of canonical locals `locals`, as a fresh
  * packed array: spreading arrays of mixed origins here sent V8 into a
@@ -150,10 +136,30 @@ function ensure<T extends Int32Array | Uint8Array | Float64Array>(a: T, n: numbe
   return new (a.constructor as { new (n: number): T })(len);
 }
 
+/** What every group of one repeat length shares (evaluateLength to evaluateGroup). */
+interface GroupShape {
+  len: number;
+  kind: number;
+  /** Types the copy takes from the stack / leaves on it (from the first copy's typing). */
+  stackParams: ValType[];
+  stackResults: ValType[];
+  stripReturn: boolean;
+  /** Bytes of a bare call to the next new function. */
+  call: number;
+  /** Local ops in the copy. */
+  localOps: number;
+}
+
 /**
- * Scratch shared by evaluations. Most repeats turn out not to pay, so every
- * evaluation first runs allocation-free bounds on scratch buffers and only
- * builds a Candidate once the cheap bounds leave a chance of a gain.
+ * The search for candidates, with scratch shared by evaluations. Most
+ * repeats turn out not to pay, so every evaluation first runs
+ * allocation-free bounds on scratch buffers and only builds a Candidate once
+ * the cheap bounds leave a chance of a gain. Its steps, outermost first:
+ * evaluate (the legal lengths of a repeat, by typing its first copy),
+ * evaluateLength (one length: its signature, bounds, groups by local
+ * pattern), evaluateGroup (the copies that do not overlap), plan (locals'
+ * roles, results by liveness, numbering). The byte figures are the cost
+ * model's (cost.ts).
  */
 export class Evaluator {
   /** The validator in open mode, typing a repeat's first copy. */
@@ -197,11 +203,11 @@ export class Evaluator {
   private canonAt = new Int32Array(MAX_LEN);
   private nLocalOps = 0;
   private shrink = 0;
-  /** ctx.nameCost(costFuncIndex), cached: it builds a string. */
-  private costFuncIndex = -1;
-  private nameCostNow = 0;
+  /** The byte figures every bound and benefit compares (cost.ts). */
+  private readonly cost: OutlineCost;
 
   constructor(private readonly ctx: EvalContext) {
+    this.cost = new OutlineCost(ctx);
     this.typer = new CodeValidator(ctx.env);
     let maxLocals = 1;
     for (const info of ctx.corpus.infos) maxLocals = Math.max(maxLocals, info.localTypes.length);
@@ -215,25 +221,6 @@ export class Evaluator {
   }
 
   /**
-   * The least the new function can cost: a copy of `copyBytes` bytes with
-   * 1-byte local indices (`shrink` less), the stack-param pushes, its `end`
-   * unless a final return is stripped, local-decl count, size prefix, type
-   * index and name.
-   */
-  private minFuncBytes(copyBytes: number, shrink: number, stackParams: number, stripReturn: boolean): number {
-    return copyBytes - shrink + 2 * stackParams + (stripReturn ? 0 : 1) + 3 + this.nameCost();
-  }
-
-  private nameCost(): number {
-    const f = this.ctx.nextFunc;
-    if (f !== this.costFuncIndex) {
-      this.costFuncIndex = f;
-      this.nameCostNow = this.ctx.nameCost(f);
-    }
-    return this.nameCostNow;
-  }
-
-  /**
    * Candidates for a repeat: occurrences at sa[lb, rb] share their first
    * `maxLen` symbols; lengths below `minLen` belong to a larger repeat.
    */
@@ -244,7 +231,7 @@ export class Evaluator {
     maxLen = Math.min(maxLen, MAX_LEN);
     // evaluateLength's quick bound at the longest length: copies only grow with it
     const longest = corpus.psize[p0 + maxLen]! - corpus.psize[p0]!;
-    if ((nOcc - 1) * longest - nOcc * (1 + u32Size(this.ctx.nextFunc)) <= 4) return;
+    if (!repeatMayPay(nOcc, longest, this.cost.call())) return;
     const info = corpus.infos[corpus.funcAt[p0]!]!;
     const i0 = p0 - info.start;
     const body = info.body;
@@ -316,10 +303,10 @@ export class Evaluator {
     const ctx = this.ctx;
     const corpus = ctx.corpus;
     const psize = corpus.psize;
-    const call = 1 + u32Size(ctx.nextFunc);
+    const call = this.cost.call();
     // quick bound: even with free call sites and a free function this must pay
     const firstBytes = psize[positions[0]! + len]! - psize[positions[0]!]!;
-    if ((nOcc - 1) * firstBytes - nOcc * call <= 4) return;
+    if (!repeatMayPay(nOcc, firstBytes, call)) return;
 
     // signature from the first occurrence, as evaluate's typing found it
     const typer = this.typer;
@@ -338,7 +325,6 @@ export class Evaluator {
     const p0 = positions[0]!;
     const info0 = corpus.infos[corpus.funcAt[p0]!]!;
     const i0 = p0 - info0.start;
-    const ops0 = info0.body.ops;
 
     // bytes of each copy, read once: positions come in suffix-array order, so psize reads miss the cache
     const bytes = (this.bytes = ensure(this.bytes, nOcc));
@@ -352,33 +338,73 @@ export class Evaluator {
       for (let k = 0; k < nOcc; k++) ub += bytes[k]! - call;
       if (ub <= Math.max(0, this.floor)) return;
     }
-    // the new function costs at least its instructions with 1-byte local
-    // indices, the stack-param pushes, end, local-decl count, size prefix,
-    // type index and name; each kept copy gains at most its bytes minus a bare call,
-    // and minus the push of a parameter when the first local access reads: that
-    // local is a parameter whatever pattern a copy's locals follow
-    let localOps = 0;
-    let shrink = 0;
-    {
-      const b0 = info0.body;
-      let param = 0;
-      for (let t = 0; t < len; t++) {
-        const op = ops0[i0 + t]!;
-        const lw = LOCAL_WORDS[op];
-        if (!lw) continue;
-        if (localOps === 0 && op === LOCAL_GET) param = 2;
-        localOps++;
-        shrink += u32Size(b0.imm[b0.immStart[i0 + t]! + lw[0]!]!) - 1;
-      }
-      const extra = exitBytes(EXIT[kind]!, this.ctx.tailCalls);
-      let ub = -this.minFuncBytes(firstBytes, shrink, S, stripReturn);
-      for (let k = 0; k < nOcc; k++) ub += Math.max(0, bytes[k]! - call - extra - param);
-      if (ub <= 0) return;
-    }
+    const localOps = this.localOpsIfMayPay(info0.body, i0, len, nOcc, kind, S, stripReturn, firstBytes, call);
+    if (localOps < 0) return;
     const stackParams: ValType[] = [];
     for (let k = S - 1; k >= 0; k--) stackParams.push(typer.inputsRev[k]!);
 
-    // group occurrences by canonical local pattern, compared in prev encoding
+    const nGroups = this.groupByPattern(positions, nOcc, len, kind, localOps);
+    const shape: GroupShape = { len, kind, stackParams, stackResults, stripReturn, call, localOps };
+    for (let g = 0; g < nGroups; g++) this.evaluateGroup(positions, g, shape, out);
+  }
+
+  /** groupByPattern's hash of the copy at p: its local pattern in prev encoding, and for a repeat ending in a return its function's results. */
+  private patternHash(p: number, len: number, kind: number, localOps: number): number {
+    const corpus = this.ctx.corpus;
+    let h = 0;
+    if (kind === RET) {
+      const r = corpus.infos[corpus.funcAt[p]!]!.results;
+      h = r.length * 977 + (r[0] ?? 0);
+    }
+    if (localOps > 0) {
+      const localPrev = corpus.localPrev;
+      for (let t = p; t < p + len; t++) {
+        const d = localPrev[t]!;
+        if (d < 0) continue;
+        h = Math.imul(h ^ (d <= t - p ? d : 0), 0x01000193) + 1;
+      }
+    }
+    return h;
+  }
+
+  /**
+   * The number of local ops in the first copy b0[i0, i0 + len), or -1 if
+   * the repeat cannot pay: the new function costs at least its instructions
+   * with 1-byte local indices, the stack-param pushes, end, local-decl
+   * count, size prefix, type index and name; each copy gains at most its
+   * bytes (this.bytes) minus a bare call, and minus the push of a parameter
+   * when the first local access reads: that local is a parameter whatever
+   * pattern a copy's locals follow.
+   */
+  private localOpsIfMayPay(b0: Body, i0: number, len: number, nOcc: number, kind: number, S: number, stripReturn: boolean, firstBytes: number, call: number): number {
+    let localOps = 0;
+    let shrink = 0;
+    let param = 0;
+    for (let t = 0; t < len; t++) {
+      const op = b0.ops[i0 + t]!;
+      const lw = LOCAL_WORDS[op];
+      if (!lw) continue;
+      if (localOps === 0 && op === LOCAL_GET) param = 2;
+      localOps++;
+      shrink += u32Size(b0.imm[b0.immStart[i0 + t]! + lw[0]!]!) - 1;
+    }
+    const bytes = this.bytes;
+    const extra = this.cost.exitBytes(EXIT[kind]!);
+    let ub = -this.cost.minFuncBytes(firstBytes, shrink, S, stripReturn);
+    for (let k = 0; k < nOcc; k++) ub += Math.max(0, bytes[k]! - call - extra - param);
+    return ub <= 0 ? -1 : localOps;
+  }
+
+  /**
+   * Groups the occurrences positions[0, nOcc) by canonical local pattern
+   * (compared in prev encoding; a repeat ending in a return also by its
+   * function's results): open addressing on the pattern hash, as most
+   * groups of long repeats are singletons. Leaves each group's members,
+   * contiguous and in suffix-array order, in members[first[g], first[g + 1]);
+   * returns the number of groups.
+   */
+  private groupByPattern(positions: Int32Array, nOcc: number, len: number, kind: number, localOps: number): number {
+    const corpus = this.ctx.corpus;
     const localPrev = corpus.localPrev;
     const samePattern = (a: number, b: number): boolean => {
       const pa = positions[a]!;
@@ -396,7 +422,6 @@ export class Evaluator {
       const rb = corpus.infos[corpus.funcAt[pb]!]!.results;
       return ra.length === rb.length && ra.every((t, q) => t === rb[q]);
     };
-    // groups by pattern: open addressing on the pattern hash (most groups of long repeats are singletons)
     let cap = 16;
     while (cap < nOcc * 2) cap <<= 1;
     const slots = (this.slots = ensure(this.slots, cap));
@@ -408,19 +433,7 @@ export class Evaluator {
     groupSize.fill(0, 0, nOcc);
     let nGroups = 0;
     for (let k = 0; k < nOcc; k++) {
-      const p = positions[k]!;
-      let h = 0;
-      if (kind === RET) {
-        const r = corpus.infos[corpus.funcAt[p]!]!.results;
-        h = r.length * 977 + (r[0] ?? 0);
-      }
-      if (localOps > 0) {
-        for (let t = p; t < p + len; t++) {
-          const d = localPrev[t]!;
-          if (d < 0) continue;
-          h = Math.imul(h ^ (d <= t - p ? d : 0), 0x01000193) + 1;
-        }
-      }
+      const h = this.patternHash(positions[k]!, len, kind, localOps);
       let slot = (h ^ (h >>> 15)) & (cap - 1);
       let gid = -1;
       for (;;) {
@@ -441,7 +454,6 @@ export class Evaluator {
       groupOf[k] = gid;
       groupSize[gid]!++;
     }
-    // members of each group, contiguous, in suffix-array order
     const first = (this.first = ensure(this.first, nGroups + 1));
     const fill = (this.fill = ensure(this.fill, nGroups));
     first[0] = 0;
@@ -451,40 +463,49 @@ export class Evaluator {
     }
     const members = (this.members = ensure(this.members, nOcc));
     for (let k = 0; k < nOcc; k++) members[fill[groupOf[k]!]!++] = k;
-    const occ = (this.occ = ensure(this.occ, nOcc));
-    const keptBytes = (this.keptBytes = ensure(this.keptBytes, nOcc));
-    const floor = Math.max(0, this.floor);
+    return nGroups;
+  }
 
-    for (let g = 0; g < nGroups; g++) {
-      const size = groupSize[g]!;
-      if (size < 2) continue;
-      const lo = first[g]!;
-      const hi = first[g + 1]!;
-      // upper bound: every copy but one becomes a bare call
-      let ub = -bytes[members[lo]!]!;
-      for (let m = lo; m < hi; m++) ub += bytes[members[m]!]! - call;
-      if (ub <= floor) continue;
-      if (!this.groupMayPay(positions, lo, hi, len, kind, stackParams.length, stripReturn, call)) continue;
-      const sorted = this.sortedPositions(positions, lo, hi);
-      // copies that overlap an earlier one are left out
-      let nKeep = 0;
-      let end = -1;
-      for (let m = 0; m < size; m++) {
-        const p = sorted[m]!;
-        if (p >= end) {
-          occ[nKeep] = p;
-          keptBytes[nKeep++] = psize[p + len]! - psize[p]!;
-          end = p + len;
-        }
+  /**
+   * The candidate of group g (see groupByPattern), if it pays: bounds on
+   * the whole group first, then the copies that do not overlap an earlier
+   * one, their locals in order of first use, and plan.
+   */
+  private evaluateGroup(positions: Int32Array, g: number, sh: GroupShape, out: Candidate[]): void {
+    const { len, kind, call, localOps } = sh;
+    const psize = this.ctx.corpus.psize;
+    const bytes = this.bytes;
+    const members = this.members;
+    const size = this.groupSize[g]!;
+    if (size < 2) return;
+    const lo = this.first[g]!;
+    const hi = this.first[g + 1]!;
+    // upper bound: every copy but one becomes a bare call
+    let ub = -bytes[members[lo]!]!;
+    for (let m = lo; m < hi; m++) ub += bytes[members[m]!]! - call;
+    if (ub <= Math.max(0, this.floor)) return;
+    if (!this.groupMayPay(positions, lo, hi, len, kind, sh.stackParams.length, sh.stripReturn, call)) return;
+    const sorted = this.sortedPositions(positions, lo, hi);
+    const occ = (this.occ = ensure(this.occ, size));
+    const keptBytes = (this.keptBytes = ensure(this.keptBytes, size));
+    // copies that overlap an earlier one are left out
+    let nKeep = 0;
+    let end = -1;
+    for (let m = 0; m < size; m++) {
+      const p = sorted[m]!;
+      if (p >= end) {
+        occ[nKeep] = p;
+        keptBytes[nKeep++] = psize[p + len]! - psize[p]!;
+        end = p + len;
       }
-      if (nKeep < 2) continue;
-      const stride = Math.max(1, localOps);
-      const xsAll = (this.xsAll = ensure(this.xsAll, nKeep * stride));
-      let nc = 0;
-      for (let j = 0; j < nKeep; j++) nc = this.canonLocals(occ[j]!, len, xsAll, j * stride);
-      const c = this.plan(occ, keptBytes, nKeep, xsAll, stride, nc, len, kind, stackParams, stackResults, stripReturn);
-      if (c) out.push(c);
     }
+    if (nKeep < 2) return;
+    const stride = Math.max(1, localOps);
+    const xsAll = (this.xsAll = ensure(this.xsAll, nKeep * stride));
+    let nc = 0;
+    for (let j = 0; j < nKeep; j++) nc = this.canonLocals(occ[j]!, len, xsAll, j * stride);
+    const c = this.plan(occ, keptBytes, nKeep, xsAll, stride, nc, len, kind, sh.stackParams, sh.stackResults, sh.stripReturn);
+    if (c) out.push(c);
   }
 
   /**
@@ -544,10 +565,10 @@ export class Evaluator {
     const nc = this.localRoles(info.body, p - info.start, len);
     let np = 0;
     for (let c = 0; c < nc; c++) if (this.read[c] && !this.definedFirst[c]) np++;
-    this.sumSites(lo, hi, call + 2 * np, exitBytes(EXIT[kind]!, this.ctx.tailCalls));
+    this.sumSites(lo, hi, call + 2 * np, this.cost.exitBytes(EXIT[kind]!));
     const sums = this.sums;
     if (sums[0]! - sums[2]! <= Math.max(0, this.floor)) return false;
-    return sums[1]! - this.minFuncBytes(bytes[members[lo]!]!, this.shrink, S, stripReturn) > 0;
+    return sums[1]! - this.cost.minFuncBytes(bytes[members[lo]!]!, this.shrink, S, stripReturn) > 0;
   }
 
   /**
@@ -613,38 +634,21 @@ export class Evaluator {
   /**
    * Roles of the locals, types and exact bytes for one group of occurrences
    * (`occ[0, nOcc)`: their positions, ascending, of `bytes[j]` bytes each;
-   * the locals of occurrence j at xsAll[j * stride...]).
+   * the locals of occurrence j at xsAll[j * stride...]). Steps: the roles
+   * of the locals and the bounds they allow (mayPay), the copies' locals
+   * packed, the result locals (resultsOf, by liveness), the signature, the
+   * new function's locals (calleeLocals), and its exact bytes and each
+   * site's gain (cost.ts).
    */
   private plan(occ: Int32Array, bytes: Int32Array, nOcc: number, xsAll: Int32Array, stride: number, nc: number, len: number, kind: number,
     stackParams: ValType[], stackResults: ValType[], stripReturn: boolean): Candidate | null {
     const ctx = this.ctx;
     const corpus = ctx.corpus;
-    const repP = occ[0]!;
-    const info = corpus.infos[corpus.funcAt[repP]!]!;
-    const b = info.body;
-    const i0 = repP - info.start;
+    const info = corpus.infos[corpus.funcAt[occ[0]!]!]!;
+    const i0 = occ[0]! - info.start;
     for (let c = 0; c < nc; c++) if (!allowedType(info.localTypes[xsAll[c]!]!)) return null;
-    this.localRoles(b, i0, len);
-    const read = this.read;
-    const written = this.written;
-    const definedFirst = this.definedFirst;
-    const canonAt = this.canonAt;
-    const nLocalOps = this.nLocalOps;
-    const shrink = this.shrink;
-    // bound before liveness: every site pays at least the call and the reads of certain parameters
-    const call = 1 + u32Size(ctx.nextFunc);
-    const repBytes = bytes[0]!;
-    let sites = 0;
-    for (let j = 0; j < nOcc; j++) {
-      sites += bytes[j]! - call;
-      const xo = j * stride;
-      for (let c = 0; c < nc; c++) if (read[c] && !definedFirst[c]) sites -= localOpBytes(xsAll[xo + c]!);
-    }
-    if (sites - Math.max(0, repBytes - 2 * nLocalOps) <= Math.max(0, this.floor)) return null;
-    // the same with the function's least cost (see evaluateLength) instead of the rough one
-    {
-      if (sites - nOcc * exitBytes(EXIT[kind]!, ctx.tailCalls) - this.minFuncBytes(repBytes, shrink, stackParams.length, stripReturn) <= 0) return null;
-    }
+    this.localRoles(info.body, i0, len);
+    if (!this.mayPay(bytes, nOcc, xsAll, stride, nc, kind, stackParams.length, stripReturn)) return null;
     const occs = new Int32Array(nOcc);
     const xs = new Int32Array(nOcc * nc);
     for (let j = 0; j < nOcc; j++) {
@@ -654,7 +658,64 @@ export class Evaluator {
     }
     const canonTypes: ValType[] = [];
     for (let c = 0; c < nc; c++) canonTypes.push(info.localTypes[xs[c]!]!);
-    // results: written locals live after the sequence in some occurrence
+    const { resultLocals, live } = this.resultsOf(occs, nOcc, xs, nc, len, kind);
+    const isResult = new Uint8Array(nc);
+    for (const c of resultLocals) isResult[c] = 1;
+    const paramLocals: number[] = [];
+    for (let c = 0; c < nc; c++) if (!this.definedFirst[c] && (this.read[c] || isResult[c])) paramLocals.push(c);
+    const params = withTypesOf(stackParams, paramLocals, canonTypes);
+    const results = kind === NORMAL ? withTypesOf(stackResults, resultLocals, canonTypes) : kind === RET ? withTypesOf(info.results, [], canonTypes) : [];
+    if (kind === NORMAL && results.length > (ctx.multiValue ? MAX_RESULTS : 1)) return null;
+    if (!results.every(allowedType)) return null;
+    const { newIndex, locals } = calleeLocals(nc, stackParams.length, paramLocals, canonTypes);
+    const c: Candidate = {
+      len,
+      kind,
+      occs,
+      nc,
+      xs,
+      live,
+      gain: this.cost.siteGains(bytes, nOcc, xs, nc, paramLocals, resultLocals, live, EXIT[kind]!),
+      canonTypes,
+      paramLocals,
+      resultLocals,
+      params,
+      results,
+      stackParams: stackParams.length,
+      stripReturn,
+      newIndex,
+      locals,
+      bodyBytes: calleeEntryBytes(info.body, i0, len, stackParams.length, stripReturn, newIndex, this.canonAt, resultLocals, locals),
+      benefit: 0,
+    };
+    c.benefit = benefitOf(ctx, c, null, ctx.nextFunc);
+    return c.benefit > 0 ? c : null;
+  }
+
+  /**
+   * plan's bounds before liveness, with the roles localRoles found: every
+   * site pays at least the call and the reads of certain parameters, and
+   * the new function costs at least a rough copy, then at least its least
+   * cost (see evaluateLength).
+   */
+  private mayPay(bytes: Int32Array, nOcc: number, xsAll: Int32Array, stride: number, nc: number, kind: number, S: number, stripReturn: boolean): boolean {
+    const cost = this.cost;
+    const repBytes = bytes[0]!;
+    const sites = cost.sitesSaveAtMost(bytes, nOcc, xsAll, stride, nc, this.read, this.definedFirst);
+    if (sites - Math.max(0, repBytes - 2 * this.nLocalOps) <= Math.max(0, this.floor)) return false;
+    return sites - nOcc * cost.exitBytes(EXIT[kind]!) - cost.minFuncBytes(repBytes, this.shrink, S, stripReturn) > 0;
+  }
+
+  /**
+   * The result locals of a group (canonical locals written in the copy and
+   * live after it in some occurrence, in order) and, per occurrence j and
+   * result r, whether it is live there: live[j * resultLocals.length + r]
+   * (else the site drops it). A body liveness does not analyse counts as
+   * live everywhere.
+   */
+  private resultsOf(occs: Int32Array, nOcc: number, xs: Int32Array, nc: number, len: number, kind: number): { resultLocals: number[]; live: Uint8Array } {
+    const corpus = this.ctx.corpus;
+    const written = this.written;
     const resultLocals: number[] = [];
     let liveAt: Uint8Array | null = null;
     let anyWritten = false;
@@ -682,80 +743,30 @@ export class Evaluator {
     const nr = resultLocals.length;
     const live = new Uint8Array(nOcc * nr);
     for (let j = 0; j < nOcc; j++) for (let r = 0; r < nr; r++) live[j * nr + r] = liveAt![j * nc + resultLocals[r]!]!;
-    const isResult = new Uint8Array(nc);
-    for (const c of resultLocals) isResult[c] = 1;
-    const paramLocals: number[] = [];
-    for (let c = 0; c < nc; c++) if (!definedFirst[c] && (read[c] || isResult[c])) paramLocals.push(c);
-    const params = withTypesOf(stackParams, paramLocals, canonTypes);
-    const results = kind === NORMAL ? withTypesOf(stackResults, resultLocals, canonTypes) : kind === RET ? withTypesOf(info.results, [], canonTypes) : [];
-    if (kind === NORMAL && results.length > (ctx.multiValue ? MAX_RESULTS : 1)) return null;
-    if (!results.every(allowedType)) return null;
-
-    // callee local numbering: stack params, local params, then the others grouped by type
-    const S = stackParams.length;
-    const newIndex = new Int32Array(nc).fill(-1);
-    for (let k = 0; k < paramLocals.length; k++) newIndex[paramLocals[k]!] = S + k;
-    const others: number[] = [];
-    for (let c = 0; c < nc; c++) if (newIndex[c] < 0) others.push(c);
-    others.sort((a, b2) => canonTypes[a]! - canonTypes[b2]! || a - b2);
-    for (let k = 0; k < others.length; k++) newIndex[others[k]!] = S + paramLocals.length + k;
-    const locals: { count: number; type: ValType }[] = [];
-    for (let k = 0; k < others.length; ) {
-      let j = k;
-      while (j < others.length && canonTypes[others[j]!] === canonTypes[others[k]!]) j++;
-      locals.push({ count: j - k, type: canonTypes[others[k]!]! });
-      k = j;
-    }
-    const declBytes = localDeclsSize(locals);
-    // callee instructions: stack params pushed, the sequence renamed, result locals pushed, end
-    let code = 0;
-    for (let k = 0; k < S; k++) code += 1 + u32Size(k);
-    let li = 0;
-    for (let t = 0; t < len; t++) {
-      const i = i0 + t;
-      code += instrSize(b, i);
-      const lw = LOCAL_WORDS[b.ops[i]!];
-      if (lw) {
-        const x = b.imm[b.immStart[i]! + lw[0]!]!;
-        code += u32Size(newIndex[canonAt[li++]!]!) - u32Size(x);
-      }
-    }
-    if (stripReturn) code -= 1;
-    for (const c of resultLocals) code += 1 + u32Size(newIndex[c]!);
-    code += 1;
-
-    // per occurrence: bytes removed minus its call site (the callee index is added per function index)
-    const gain = new Int32Array(nOcc);
-    const args = new Int32Array(paramLocals.length);
-    const stores = new Int32Array(nr);
-    for (let j = 0; j < nOcc; j++) {
-      for (let k = 0; k < paramLocals.length; k++) args[k] = xs[j * nc + paramLocals[k]!]!;
-      for (let r = 0; r < nr; r++) stores[r] = live[j * nr + r] ? xs[j * nc + resultLocals[r]!]! : -1;
-      gain[j] = bytes[j]! - marshalBytes(args, stores, EXIT[kind]!, ctx.tailCalls);
-    }
-    const c: Candidate = {
-      len,
-      kind,
-      occs,
-      nc,
-      xs,
-      live,
-      gain,
-      canonTypes,
-      paramLocals,
-      resultLocals,
-      params,
-      results,
-      stackParams: S,
-      stripReturn,
-      newIndex,
-      locals,
-      bodyBytes: declBytes + code,
-      benefit: 0,
-    };
-    c.benefit = benefitOf(ctx, c, null, ctx.nextFunc);
-    return c.benefit > 0 ? c : null;
+    return { resultLocals, live };
   }
+}
+
+/**
+ * The new function's local numbering: the S stack params, then the
+ * parameter locals in order, then the other canonical locals grouped by
+ * type (`newIndex` per canonical local), and their declarations.
+ */
+function calleeLocals(nc: number, S: number, paramLocals: readonly number[], canonTypes: readonly ValType[]): { newIndex: Int32Array; locals: { count: number; type: ValType }[] } {
+  const newIndex = new Int32Array(nc).fill(-1);
+  for (let k = 0; k < paramLocals.length; k++) newIndex[paramLocals[k]!] = S + k;
+  const others: number[] = [];
+  for (let c = 0; c < nc; c++) if (newIndex[c] < 0) others.push(c);
+  others.sort((a, b2) => canonTypes[a]! - canonTypes[b2]! || a - b2);
+  for (let k = 0; k < others.length; k++) newIndex[others[k]!] = S + paramLocals.length + k;
+  const locals: { count: number; type: ValType }[] = [];
+  for (let k = 0; k < others.length; ) {
+    let j = k;
+    while (j < others.length && canonTypes[others[j]!] === canonTypes[others[k]!]) j++;
+    locals.push({ count: j - k, type: canonTypes[others[k]!]! });
+    k = j;
+  }
+  return { newIndex, locals };
 }
 
 /**

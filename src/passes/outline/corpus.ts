@@ -25,10 +25,12 @@ const END = idOf("end");
 /**
  * Per op: 1 if outline may move it. Instructions with a fixed signature
  * (numeric, vector, memory, atomics) and the MVP-era control, variable,
- * table and reference instructions; not exceptions (liveness does not see
- * a throw's edge to its handler) nor GC, call_ref and the branches on
- * references, which outline has not been taught. A function that uses one
- * is left out of the corpus.
+ * table and reference instructions; not exceptions nor GC, call_ref and the
+ * branches on references, which outline has not been taught. A function
+ * that uses one is left out of the corpus. (Liveness sees a handler's reads;
+ * what outline lacks for exceptions is a check that no local the moved code
+ * writes before a call that may throw is read in a handler of the host: in
+ * the new function that write would land in the callee's local.)
  */
 const OUTLINE_OPS = opSet([
   "unreachable", "nop", "block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "call", "call_indirect",

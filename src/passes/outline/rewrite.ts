@@ -2,10 +2,10 @@
 // occurrence replaced by its call site (extract/call-site.ts: local.get per
 // parameter local, call, local.set or drop per result local).
 
-import { idOf } from "../../binary/opcodes/index.js";
 import { BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
-import { copyRange, copyRenamed, pushLocals, pushParams } from "../../extract/copy.js";
+import { copyRange } from "../../extract/copy.js";
+import { movedBody, siteRename } from "../../extract/moved-body.js";
 import { emitCallSite, isTailCall, type CallSite } from "../../extract/call-site.js";
 import { addFunction } from "../../extract/new-function.js";
 import { replaceBody } from "../../extract/trial.js";
@@ -14,24 +14,25 @@ import { EXIT, NORMAL, type Candidate } from "./candidates.js";
 import type { Corpus } from "./corpus.js";
 import type { Chosen } from "./select.js";
 
-const END = idOf("end");
-
-/** The new function's body, built from the first kept occurrence. */
+/**
+ * The new function's body, built from the first kept occurrence (see
+ * extract/moved-body.ts); outline's own part: a final `return` the callee's
+ * `end` stands for is not copied, and only a candidate that falls through
+ * hands locals back.
+ */
 function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
   const p = c.occs[k]!;
   const info = corpus.infos[corpus.funcAt[p]!]!;
-  const body = info.body;
   const i0 = p - info.start;
-  const canonOf = new Map<number, number>();
-  for (let ci = 0; ci < c.nc; ci++) canonOf.set(c.xs[k * c.nc + ci]!, ci);
-  const b = new BodyBuilder(c.len + c.stackParams + c.resultLocals.length + 2, body.offsets !== null);
-  // glue maps to the code it stands for: parameters to the first instruction, results and end to the last
-  const last = originOf(body, i0 + c.len - 1);
-  pushParams(b, c.stackParams, originOf(body, i0));
-  copyRenamed(b, body, i0, i0 + (c.stripReturn ? c.len - 1 : c.len), (x) => c.newIndex[canonOf.get(x)!]!);
-  if (c.kind === NORMAL) pushLocals(b, c.resultLocals.map((ci) => c.newIndex[ci]!), last);
-  b.begin(END, last);
-  return b.finish();
+  return movedBody({
+    body: info.body,
+    from: i0,
+    to: i0 + (c.stripReturn ? c.len - 1 : c.len),
+    span: { start: i0, end: i0 + c.len },
+    stackParams: c.stackParams,
+    rename: siteRename(c.xs.subarray(k * c.nc, (k + 1) * c.nc), c.newIndex),
+    outLocals: c.kind === NORMAL ? c.resultLocals.map((ci) => c.newIndex[ci]!) : [],
+  });
 }
 
 /** The call site that replaces occurrence k of `c`. */

@@ -3,7 +3,8 @@
 // dropped) and taken only if it still beats every other candidate's last
 // known benefit; otherwise it goes back into the queue (lazy greedy).
 
-import { benefitOf, type Candidate, type EvalContext } from "./candidates.js";
+import type { Candidate, EvalContext } from "./candidates.js";
+import { benefitOf } from "./cost.js";
 
 export interface Chosen {
   c: Candidate;

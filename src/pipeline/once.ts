@@ -1,0 +1,254 @@
+// One run of the pipeline under one target (see ../pipeline.ts for the
+// steps and the options). optimizeOnce reads as the list of its steps; each
+// step is a function below that fits on a screen:
+//
+//   settingsOf    options resolved: target, passes, what to validate, progress
+//   readStep      read and validate the input, set debug info aside, the judge
+//   passStep      hot code, the pass runner, the passes (and verification)
+//   checkOutput   the output validates and adds only allowed features
+//   finishStep    debug info back, identity rule, the output's source map
+//   reportOf      the report
+
+import type { Module } from "../ir/module.js";
+import type { Pass } from "../passes/pass.js";
+import { resolveMergeMap } from "../passes/merge-map.js";
+import { resolvePasses } from "../passes/registry.js";
+import { normalizeChoices } from "../passes/features.js";
+import { sortFeatures, type WasmFeature } from "../analysis/feature-names.js";
+import { UsageError } from "../errors.js";
+import { scanSections, sectionBytes, type Report, type SectionInfo, type Timings } from "../report.js";
+import { VERSION } from "../version.js";
+import { SizeJudge, type SizeMeasures, type SizeTarget } from "../size-target.js";
+import { readSourceMap, type ReadSourceMap } from "../source-map.js";
+import type { OptimizeOptions, OptimizeResult } from "../pipeline.js";
+import { blamer, describe, type Blame } from "./blame.js";
+import { chooseHotCode } from "./hot.js";
+import { lastWord, type LastWord } from "./last-word.js";
+import { checkFeatures, validateOutput, type OutputFeatures } from "./output-checks.js";
+import { PassRunner } from "./pass-runner.js";
+import { ms, now, Phases } from "./phases.js";
+import { readInput, type Input } from "./read-input.js";
+import { runPasses } from "./run-passes.js";
+import { EXACT_MAX, PORTFOLIO_MAX } from "./verify.js";
+import { CodeOrigins } from "./code-origins.js";
+import { mapOutput } from "./source-map-out.js";
+
+export function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResult {
+  const s = settingsOf(options);
+  const r = readStep(bytes, s);
+  const p = passStep(bytes, s, r);
+  const out = checkOutput(s, r, p);
+  const fin = finishStep(bytes, s, r, p, out);
+  s.timings.totalMs = ms(now() - s.tStart);
+  s.phases.finish();
+  return { binary: fin.last.binary, report: reportOf(bytes, s, r, p, out, fin), ...(fin.sourceMap === undefined ? {} : { sourceMap: fin.sourceMap }) };
+}
+
+/** What the run was asked to do, with its progress, blame and clocks. */
+interface Settings {
+  options: OptimizeOptions;
+  featureChoices: ReturnType<typeof normalizeChoices>;
+  measures: SizeMeasures;
+  target: SizeTarget;
+  passes: Pass[];
+  validate: boolean;
+  phases: Phases;
+  blame: Blame;
+  tStart: number;
+  timings: Timings;
+}
+
+function settingsOf(options: OptimizeOptions): Settings {
+  const featureChoices = normalizeChoices(options.features ?? {});
+  const measures = options.measures ?? {};
+  const target: SizeTarget = options.target ?? (measures.gzip && measures.brotli ? "balanced" : "raw");
+  const passes = resolvePasses(options.passes, target);
+  const validate = options.validate ?? true;
+  return {
+    options,
+    featureChoices,
+    measures,
+    target,
+    passes,
+    validate,
+    phases: new Phases(2 + passes.length + (validate ? 2 : 0), options.onProgress),
+    blame: blamer(validate),
+    tStart: now(),
+    timings: { readMs: 0, validateInputMs: 0, passesMs: 0, writeMs: 0, validateOutputMs: 0, totalMs: 0 },
+  };
+}
+
+interface ReadState {
+  input: Input;
+  judge: SizeJudge;
+  inputMap: ReadSourceMap | null;
+  origins: CodeOrigins | null;
+}
+
+/** Reads and validates the input, sets debug info aside, writes the baseline; the judge, with its first measures pinned. */
+function readStep(bytes: Uint8Array, s: Settings): ReadState {
+  const { options } = s;
+  const inputMap = options.inputSourceMap === undefined ? null : readSourceMap(options.inputSourceMap);
+  if (options.sourceMapUrl !== undefined && !inputMap) throw new UsageError("sourceMapUrl needs inputSourceMap: there is no map to name");
+  const origins = inputMap ? new CodeOrigins(bytes) : null;
+  const input = readInput(bytes, s.validate, s.phases, s.timings, s.blame, origins);
+  const judge = makeJudge(s.target, s.measures);
+  // every pass compares against the module as read, and the result against
+  // the input: their brotli sizes are kept for the last word
+  judge.pin(bytes);
+  judge.pin(input.baseline);
+  return { input, judge, inputMap, origins };
+}
+
+interface PassState {
+  runner: PassRunner;
+  /** The estimating judge the passes ran under (large modules), else null. */
+  est: SizeJudge | null;
+  /** Notes of the run before the last word: hot code, verification. */
+  notes: string[];
+}
+
+/**
+ * What is hot (decided on the module as read), then the passes. Under a
+ * compressed target, a module above EXACT_MAX is judged on the estimate
+ * while the passes run and verified on the real measures at the end (see
+ * verify.ts).
+ */
+function passStep(bytes: Uint8Array, s: Settings, r: ReadState): PassState {
+  const { input, judge } = r;
+  const { target, options } = s;
+  const hot = chooseHotCode(input.m, bytes, options);
+  const notes = hot.note ? [hot.note] : [];
+  const est = (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX) ? judge.estimator() : null;
+  prefetchInputs(judge, est, target, bytes, input.baseline);
+  const runner = new PassRunner(input.m, input.baseline, {
+    phases: s.phases,
+    blame: s.blame,
+    checked: s.validate && (options.checked ?? false),
+    target,
+    judge,
+    shared: {
+      ...(hot.hot ? { hot: hot.hot } : {}),
+      features: s.featureChoices,
+      inputFeatures: input.features,
+      ...(options.keepExportIdentity === undefined ? {} : { keepExportIdentity: options.keepExportIdentity }),
+    },
+    origins: r.origins,
+  });
+  // Where no debug info was set aside, a checkpoint is returned as it is, so
+  // the last word's comparison with the input is the verification itself:
+  // the input is the reference, and two real brotli runs (input, result: one
+  // on each core) do what three did (the baseline differs from the input
+  // wherever the rewrite changed a byte, e.g. the producers entry:
+  // brotli-wasm's 1 MB took a third quality-11 run).
+  const reference = input.aside.sections.length === 0 ? bytes : input.baseline;
+  const tPasses = now();
+  const verified = runPasses(runner, { passes: s.passes, target, judge, est, reference, input: bytes }, s.phases);
+  if (verified) notes.push(verified);
+  s.timings.passesMs = ms(now() - tPasses);
+  return { runner, est, notes };
+}
+
+/** The output validates (when asked) and adds no feature that was not allowed. */
+function checkOutput(s: Settings, r: ReadState, p: PassState): OutputFeatures {
+  let output: Module | null = null;
+  if (s.validate) {
+    s.phases.start("validate output");
+    const t = now();
+    output = validateOutput(p.runner.current, p.runner.reports);
+    s.timings.validateOutputMs = ms(now() - t);
+    s.phases.end();
+  }
+  return checkFeatures(output, p.runner.current, r.input.features, s.featureChoices, s.blame);
+}
+
+interface Finished {
+  last: LastWord;
+  sourceMap: string | undefined;
+  notes: string[];
+  outputSections: SectionInfo[];
+}
+
+/** Debug info back where it holds, the identity rule, the output's source map; the run's notes and the output's sections. */
+function finishStep(bytes: Uint8Array, s: Settings, r: ReadState, p: PassState, features: OutputFeatures): Finished {
+  const { input, inputMap, origins } = r;
+  const { runner } = p;
+  let last = lastWord({
+    input: bytes,
+    result: runner.current,
+    aside: input.aside,
+    stripDwarf: s.options.stripDwarf ?? false,
+    noPassPaid: p.est !== null && runner.current === input.baseline,
+    anyPassChanged: runner.reports.some((x) => x.changed),
+    target: s.target,
+    judge: r.judge,
+    blame: s.blame,
+  });
+  let sourceMap: string | undefined;
+  if (inputMap && origins) {
+    try {
+      const mapped = mapOutput(inputMap, last, last.keptInput ? bytes : runner.current, origins, s.options.sourceMapUrl);
+      sourceMap = mapped.sourceMap;
+      last = { ...last, binary: mapped.binary, removedSections: mapped.removedSections, notes: mapped.notes };
+    } catch (e) {
+      s.blame(e, "following the source map failed");
+    }
+  }
+  const notes = [...p.notes, ...last.notes];
+  if (features.added.length > 0 && !last.keptInput) {
+    const why = (f: WasmFeature): string => (input.features.declared.has(f) ? "declared in the input's target_features section" : "enabled");
+    notes.push(`features: the output uses ${features.added.map((f) => `${f} (${why(f)})`).join(", ")}, which the input did not use`);
+  }
+  const outputSections = last.keptInput && sourceMap === undefined ? input.sections : scanSections(last.binary);
+  return { last, sourceMap, notes, outputSections };
+}
+
+function reportOf(bytes: Uint8Array, s: Settings, r: ReadState, p: PassState, features: OutputFeatures, fin: Finished): Report {
+  const { input } = r;
+  const { last, outputSections } = fin;
+  return {
+    tool: { name: "wasm-compact", version: VERSION },
+    sizes: {
+      file: { before: bytes.length, after: last.binary.length },
+      code: { before: sectionBytes(input.sections, 10), after: sectionBytes(outputSections, 10) },
+      custom: { before: sectionBytes(input.sections, 0), after: sectionBytes(outputSections, 0) },
+    },
+    sections: { input: input.sections, output: outputSections },
+    passes: p.runner.reports,
+    validated: { input: s.validate, output: s.validate },
+    keptInput: last.keptInput,
+    features: {
+      input: sortFeatures(input.features.used),
+      declared: sortFeatures(input.features.declared),
+      output: last.keptInput ? sortFeatures(input.features.used) : sortFeatures(features.used),
+    },
+    mergeMap: last.keptInput ? [] : resolveMergeMap(p.runner.m, p.runner.mapEntries),
+    removedSections: last.removedSections,
+    notes: fin.notes,
+    timings: s.timings,
+  };
+}
+
+function makeJudge(target: SizeTarget, measures: SizeMeasures): SizeJudge {
+  try {
+    return new SizeJudge(target, measures);
+  } catch (e) {
+    throw new UsageError(describe(e));
+  }
+}
+
+/**
+ * Real brotli runs worth starting before any pass, on the other core where
+ * the measures have one: where the passes judge on the real measures, the
+ * input and the module as read (every pass's first comparison). An
+ * estimate-judged run needs them only if a pass pays (see runPasses), except
+ * where most of the input is debug info set aside (web-tree-sitter's debug
+ * build: 483 of 765 KB of DWARF): the one real measure that must see it, the
+ * input's, starts now, as verification would otherwise wait for it after
+ * the last pass. Should nothing pay, the process waits at most that long for
+ * it at exit.
+ */
+function prefetchInputs(judge: SizeJudge, est: SizeJudge | null, target: SizeTarget, bytes: Uint8Array, baseline: Uint8Array): void {
+  if (!est) judge.prefetch([baseline, bytes]);
+  else if (target === "balanced" && 4 * (bytes.length - baseline.length) > bytes.length) judge.prefetch([bytes]);
+}
