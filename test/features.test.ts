@@ -121,7 +121,7 @@ function maxResults(bytes: Uint8Array): number {
 test("outline: no multi-value in a module without it, single-result sequences still outlined", async () => {
   const input = await wat(OUTLINE_WAT);
   assert.deepEqual(used(input), []);
-  const plain = optimize(input, { passes: ["outline"], checked: true });
+  const plain = optimize(input, { passes: ["outline"], checked: true, outlineHot: true });
   assert.equal(maxResults(plain.binary), 1, "no function type with two results");
   assert.ok((plain.report.passes[0]!.stats["functionsOutlined"] ?? 0) >= 1, "the single-result sequence is outlined");
   assert.deepEqual(plain.report.features, { input: [], declared: [], output: [] });
@@ -129,12 +129,12 @@ test("outline: no multi-value in a module without it, single-result sequences st
   sameBehaviour(input, plain.binary, CALLS);
 
   // enabled by the user, or declared by the module: two results, and a note says so
-  const enabled = optimize(input, { passes: ["outline"], checked: true, features: { "multi-value": true } });
+  const enabled = optimize(input, { passes: ["outline"], checked: true, outlineHot: true, features: { "multi-value": true } });
   assert.equal(maxResults(enabled.binary), 2);
   assert.deepEqual(enabled.report.features.output, ["multivalue"]);
   assert.ok(enabled.report.notes.includes("features: the output uses multivalue (enabled), which the input did not use"), enabled.report.notes.join("\n"));
   sameBehaviour(input, enabled.binary, CALLS);
-  const declared = optimize(withTargetFeatures(input, ["+multivalue"]), { passes: ["outline"], checked: true });
+  const declared = optimize(withTargetFeatures(input, ["+multivalue"]), { passes: ["outline"], checked: true, outlineHot: true });
   assert.equal(maxResults(declared.binary), 2);
   assert.deepEqual(declared.report.features, { input: [], declared: ["multivalue"], output: ["multivalue"] });
 });
@@ -159,11 +159,11 @@ const FOLD_WAT = `(module
 test("fold-blocks: no multi-value in a module without it, single-result regions still folded", async () => {
   const input = await wat(FOLD_WAT);
   const calls = ["a", "b", "c", "d"].flatMap((n) => [0, 1, 7, -3, 123456].map((x) => [n, [x]] as [string, unknown[]]));
-  const plain = optimize(input, { passes: ["fold-blocks"], checked: true });
+  const plain = optimize(input, { passes: ["fold-blocks"], checked: true, outlineHot: true });
   assert.equal(plain.report.passes[0]!.stats["blocksFolded"], 1, "only the arm with one live-out local");
   assert.equal(maxResults(plain.binary), 1);
   sameBehaviour(input, plain.binary, calls);
-  const enabled = optimize(input, { passes: ["fold-blocks"], checked: true, features: { multivalue: true } });
+  const enabled = optimize(input, { passes: ["fold-blocks"], checked: true, outlineHot: true, features: { multivalue: true } });
   assert.equal(enabled.report.passes[0]!.stats["blocksFolded"], 2, "both arms");
   assert.equal(maxResults(enabled.binary), 2);
   sameBehaviour(input, enabled.binary, calls);
@@ -175,7 +175,7 @@ test("CLI: one note line when the output uses a feature the input did not (only 
     const input = join(dir, "in.wasm");
     writeFileSync(input, await wat(OUTLINE_WAT));
     const cli = fileURLToPath(new URL("../cli/main.js", import.meta.url)); // dist/test -> dist/cli
-    const run = (...args: string[]) => spawnSync(process.execPath, [cli, input, "-o", join(dir, "out.wasm"), "--target", "raw", "--passes", "outline", ...args], { encoding: "utf8" });
+    const run = (...args: string[]) => spawnSync(process.execPath, [cli, input, "-o", join(dir, "out.wasm"), "--target", "raw", "--passes", "outline", "--outline-hot", ...args], { encoding: "utf8" });
     const plain = run();
     assert.equal(plain.status, 0, plain.stderr);
     assert.doesNotMatch(plain.stderr, /note: features/);

@@ -246,11 +246,11 @@ test("through optimize: checked under raw, and judged under balanced", async () 
     (func (export "f") (param i32) (result i32) (local i32) ${WORK("0", "1")} (i32.load (i32.const 64)))
     (func (export "g") (param i32) (result i32) (local i32) ${WORK("0", "1")} (i32.load (i32.const 68))))`;
   const input = await parse(wat);
-  const raw = optimize(input, { passes: ["fold-blocks"], checked: true });
+  const raw = optimize(input, { passes: ["fold-blocks"], checked: true, outlineHot: true });
   assert.ok(raw.binary.length < input.length);
   assert.equal(raw.report.passes[0]!.stats?.blocksFolded, 1);
   sameBehaviour(input, raw.binary, [...inputs("f"), ...inputs("g")]);
-  const bal = optimize(input, { passes: ["fold-blocks"], checked: true, target: "balanced", measures: nodeMeasures });
+  const bal = optimize(input, { passes: ["fold-blocks"], checked: true, outlineHot: true, target: "balanced", measures: nodeMeasures });
   const judgements = bal.report.passes[0]!.stats?.judgements ?? 0;
   assert.ok(judgements >= 1, "the fold was put to the judge");
   const size = (b: Uint8Array) => [b.length, nodeMeasures.gzip!(b), nodeMeasures.brotli!(b)];
@@ -281,7 +281,7 @@ test("the merge map names the functions code was extracted from, with site count
     (func $f (export "f") (param i32) (result i32) (local i32) ${WORK("0", "1")} ${WORK("0", "1")} (i32.load (i32.const 64)))
     (func $g (export "g") (param i32) (result i32) (local i32) ${WORK("0", "1")} (i32.load (i32.const 64))))`;
   const input = await parse(wat);
-  const { binary, report } = optimize(input, { passes: ["fold-blocks"] });
+  const { binary, report } = optimize(input, { passes: ["fold-blocks"], outlineHot: true });
   assert.ok(binary.length < input.length);
   const entries = report.mergeMap.filter((e) => e.became === "extracted");
   assert.deepEqual(
@@ -297,7 +297,7 @@ test("the merge map names the functions code was extracted from, with site count
 
 test("the merge map marks extracted code that is reached by tail calls", async () => {
   const input = await parse(TAIL_WAT);
-  const { report } = optimize(input, { passes: ["fold-blocks"], features: { "tail-call": true } });
+  const { report } = optimize(input, { passes: ["fold-blocks"], features: { "tail-call": true }, outlineHot: true });
   const entries = report.mergeMap.filter((e) => e.became === "extracted");
   assert.equal(entries.length, 2);
   assert.ok(entries.every((e) => e.tail === true && e.sites === 1));

@@ -26,7 +26,7 @@ import { exportsOf, sameBehaviour } from "./behaviour.js";
 
 async function run(wat: string, extra: Record<string, unknown> = {}) {
   const input = await parse(wat);
-  const { binary, report } = optimize(input, { passes: ["outline"], checked: true, ...extra });
+  const { binary, report } = optimize(input, { passes: ["outline"], checked: true, outlineHot: true, ...extra }); // the rules of the pass: the hot rule is static-hot.test's
   const m = readModule(binary, { decodeBodies: true });
   validateModule(m);
   const before = readModule(input).functions.length;

@@ -43,7 +43,7 @@ test("slices: twelve copies become calls to one function; valid, same results, t
   assert.equal(input.length - out.length, s.projected, "the byte model is exact");
   sameBehaviour(input, out, CALLS(12));
   // through the pipeline (checked: validated, behaviour of exports compared where it can)
-  const { binary } = optimize(input, { passes: ["slices"], checked: true });
+  const { binary } = optimize(input, { passes: ["slices"], checked: true, outlineHot: true });
   assert.ok(binary.length < input.length);
   sameBehaviour(input, binary, CALLS(12));
 });
