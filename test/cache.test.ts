@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { optimize, type OptimizeOptions } from "../src/pipeline.js";
 import { MemoryCacheStore } from "../src/cache/store.js";
-import { sha256 } from "../src/cache/sha256.js";
+import { sha256, sha256Parts } from "../src/cache/sha256.js";
 import { decodeEntry, encodeEntry, packParts, unpackParts } from "../src/cache/entry.js";
-import { DirCacheStore } from "../src/cli/cache-dir.js";
+import { DirCacheStore, nodeSha256 } from "../src/cli/cache-dir.js";
 import { nodeMeasures } from "../src/cli/compress.js";
 import { SIZE_TARGETS, type SizeTarget } from "../src/size-target.js";
 import { VERSION } from "../src/version.js";
@@ -243,4 +243,12 @@ test("CLI: two processes writing the same cache directory at once, then a warm r
   const bad = await cliAsync(args("e.wasm", ["--cache", input]));
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--cache needs a directory/);
+});
+
+test("the CLI's node:crypto SHA-256 and the core's agree, so entries are shared across hosts", () => {
+  const parts = [new TextEncoder().encode("abc"), new Uint8Array(100_000).map((_, i) => i * 31), new Uint8Array(0)];
+  assert.equal(nodeSha256(parts), sha256Parts(parts));
+  const store = new MemoryCacheStore();
+  optimize(HELLO, { cache: { store, sha256: nodeSha256 } });
+  assert.equal(optimize(HELLO, { cache: { store } }).cache?.result, "hit");
 });

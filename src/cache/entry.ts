@@ -5,7 +5,7 @@
 // writers interleaved is refused with the reason, never used.
 
 import { VERSION } from "../version.js";
-import { sha256 } from "./sha256.js";
+import { sha256Parts, type HashParts } from "./sha256.js";
 
 /** Bumped whenever what an entry holds or how it is laid out changes. */
 export const CACHE_FORMAT = 1;
@@ -21,8 +21,8 @@ interface Header {
   sha256: string;
 }
 
-export function encodeEntry(kind: string, key: string, payload: Uint8Array): Uint8Array {
-  const header: Header = { format: CACHE_FORMAT, version: VERSION, kind, key, length: payload.length, sha256: sha256(payload) };
+export function encodeEntry(kind: string, key: string, payload: Uint8Array, hash: HashParts = sha256Parts): Uint8Array {
+  const header: Header = { format: CACHE_FORMAT, version: VERSION, kind, key, length: payload.length, sha256: hash([payload]) };
   const h = new TextEncoder().encode(JSON.stringify(header));
   const out = new Uint8Array(MAGIC.length + 4 + h.length + payload.length);
   out.set(MAGIC, 0);
@@ -35,7 +35,7 @@ export function encodeEntry(kind: string, key: string, payload: Uint8Array): Uin
 export type Decoded = { payload: Uint8Array } | { problem: string };
 
 /** The payload of `raw` if it is a whole, intact entry of this kind, key, format and version; else why not. */
-export function decodeEntry(raw: Uint8Array, kind: string, key: string): Decoded {
+export function decodeEntry(raw: Uint8Array, kind: string, key: string, hash: HashParts = sha256Parts): Decoded {
   if (raw.length < MAGIC.length + 4 || MAGIC.some((b, i) => raw[i] !== b)) return { problem: "not a wasm-compact cache entry (or truncated before its header)" };
   const hlen = new DataView(raw.buffer, raw.byteOffset, raw.byteLength).getUint32(MAGIC.length, true);
   const start = MAGIC.length + 4 + hlen;
@@ -53,7 +53,7 @@ export function decodeEntry(raw: Uint8Array, kind: string, key: string): Decoded
   if (header.kind !== kind || header.key !== key) return { problem: "stored under another key" };
   const payload = raw.subarray(start);
   if (payload.length < (header.length ?? 0)) return { problem: `truncated (${payload.length} of ${header.length} bytes)` };
-  if (payload.length !== header.length || sha256(payload) !== header.sha256) return { problem: "corrupt (its checksum does not match)" };
+  if (payload.length !== header.length || hash([payload]) !== header.sha256) return { problem: "corrupt (its checksum does not match)" };
   return { payload };
 }
 

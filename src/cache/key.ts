@@ -16,7 +16,7 @@ import type { SourceMapV3 } from "../source-map.js";
 import type { WasmFeature } from "../analysis/feature-names.js";
 import { VERSION } from "../version.js";
 import { CACHE_FORMAT } from "./entry.js";
-import { Sha256 } from "./sha256.js";
+import { sha256Parts, type HashParts } from "./sha256.js";
 
 export interface KeyInputs {
   bytes: Uint8Array;
@@ -38,7 +38,7 @@ export interface KeyInputs {
 }
 
 /** The key (64 hex digits), or why this run cannot be cached. */
-export function resultKey(k: KeyInputs): { key: string } | { uncacheable: string } {
+export function resultKey(k: KeyInputs, hash: HashParts = sha256Parts): { key: string } | { uncacheable: string } {
   const foreign = k.passes.filter((p) => !isBuiltinPass(p));
   if (foreign.length > 0) {
     return { uncacheable: `pass ${foreign.map((p) => JSON.stringify(p.name)).join(", ")} is not built in, so its output is not fixed by the version` };
@@ -64,14 +64,14 @@ export function resultKey(k: KeyInputs): { key: string } | { uncacheable: string
     sourceMapUrl: k.sourceMapUrl ?? null,
   };
   // each part length-prefixed, so no two different runs hash the same text
-  const h = new Sha256();
+  const parts: Uint8Array[] = [];
   const part = (label: string, data: Uint8Array | string): void => {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    h.update(`${label} ${bytes.length}:`).update(bytes);
+    parts.push(new TextEncoder().encode(`${label} ${bytes.length}:`), bytes);
   };
   part("options", JSON.stringify(options));
   part("profile", k.profile ? JSON.stringify(k.profile) : "");
   part("source map", k.inputSourceMap === undefined ? "" : typeof k.inputSourceMap === "string" ? k.inputSourceMap : JSON.stringify(k.inputSourceMap));
   part("input", k.bytes);
-  return { key: h.hex() };
+  return { key: hash(parts) };
 }

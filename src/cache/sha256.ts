@@ -98,3 +98,12 @@ export class Sha256 {
 export function sha256(data: Uint8Array | string): string {
   return new Sha256().update(data).hex();
 }
+
+/** SHA-256 of the parts one after the other, as hex (a host may give a faster one: CacheOptions.sha256). */
+export type HashParts = (parts: readonly Uint8Array[]) => string;
+
+export const sha256Parts: HashParts = (parts) => {
+  const h = new Sha256();
+  for (const p of parts) h.update(p);
+  return h.hex();
+};

@@ -92,6 +92,13 @@ export class DirCacheStore implements CacheStore {
   }
 }
 
+/** SHA-256 by node:crypto (the core's own is about 10 times slower: 35-80 ms for 700 KB). */
+export function nodeSha256(parts: readonly Uint8Array[]): string {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p);
+  return h.digest("hex");
+}
+
 /** Names Node's compressors, which the size measures of the CLI are: another zlib or brotli may judge otherwise. */
 export function nodeMeasuresId(): string {
   return `node zlib ${process.versions.zlib}, brotli ${process.versions.brotli ?? "?"}`;

@@ -19,7 +19,7 @@ import { parallelNodeMeasures } from "./compress-pool.js";
 import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
 import { VERSION } from "../version.js";
 import type { CacheOptions, CacheStats } from "../cache/stats.js";
-import { cliBuildId, DirCacheStore, nodeMeasuresId } from "./cache-dir.js";
+import { cliBuildId, DirCacheStore, nodeMeasuresId, nodeSha256 } from "./cache-dir.js";
 import { commit, discard, fsMessage, writeTemp, type PendingFile } from "./files.js";
 import { ProgressBar } from "./progress.js";
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, oneLine, parseArgsMessage, sameFile } from "./common.js";
@@ -477,7 +477,7 @@ export function run(argv: readonly string[], io: CliIO): number {
 /** --cache DIR: the directory store, Node's compressors and this build named. */
 function cacheOptions(dir: string): CacheOptions {
   const buildId = cliBuildId();
-  return { store: new DirCacheStore(dir), measuresId: nodeMeasuresId(), ...(buildId === undefined ? {} : { buildId }) };
+  return { store: new DirCacheStore(dir), measuresId: nodeMeasuresId(), sha256: nodeSha256, ...(buildId === undefined ? {} : { buildId }) };
 }
 
 /** The message for an unexpected exception (exit code 3). */
