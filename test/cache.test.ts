@@ -252,3 +252,18 @@ test("the CLI's node:crypto SHA-256 and the core's agree, so entries are shared 
   optimize(HELLO, { cache: { store, sha256: nodeSha256 } });
   assert.equal(optimize(HELLO, { cache: { store } }).cache?.result, "hit");
 });
+
+test("a changed module: the stats say nothing was reused (only whole results are cached), and the output is a fresh run's", () => {
+  const store = new MemoryCacheStore();
+  const first = optimize(STRINGS, { outlineHot: true, cache: { store } });
+  assert.deepEqual([first.cache?.hits, first.cache?.misses, first.cache?.writes], [{}, { result: 1 }, 1]);
+  // one function's constant changed: find an i32.const 1 in the code section and make it 2
+  const changed = STRINGS.slice();
+  const at = changed.findIndex((b, i) => i > 1000 && b === 0x41 && changed[i + 1] === 1 && changed[i + 2] === 0x6a);
+  assert.ok(at > 0);
+  changed[at + 1] = 2;
+  const second = optimize(changed, { outlineHot: true, cache: { store } });
+  assert.deepEqual([second.cache?.result, second.cache?.hits, second.cache?.misses], ["miss", {}, { result: 1 }]);
+  assert.deepEqual(second.binary, optimize(changed, { outlineHot: true }).binary);
+  assert.equal(store.entries.size, 2, "one entry per input");
+});
