@@ -17,6 +17,9 @@ export { InternalError, UnknownPassError, UsageError } from "./errors.js";
 export { SizeJudge, SIZE_TARGETS, type SizeMeasures, type SizeTarget } from "./size-target.js";
 export { WasmDecodeError, WasmValidationError } from "./binary/errors.js";
 export { VERSION } from "./version.js";
+// Reusing work across runs: the injected store and what a cached run reports.
+export { MemoryCacheStore, type CacheStore } from "./cache/store.js";
+export type { CacheOptions, CacheStats } from "./cache/stats.js";
 export type { HotCode, PassOptions } from "./passes/pass.js";
 // Feature discipline: names, what a module uses and declares, what passes may add.
 export { WASM_FEATURES, featureByName, type WasmFeature } from "./analysis/feature-names.js";

@@ -27,6 +27,9 @@ import { ms } from "./pipeline/phases.js";
 import { optimizeOnce } from "./pipeline/once.js";
 import { PORTFOLIO_MAX } from "./pipeline/verify.js";
 import type { SourceMapV3 } from "./source-map.js";
+import { withResultCache } from "./pipeline/result-cache.js";
+import { measuredOf, recordMeasured } from "./pipeline/measured.js";
+import type { CacheOptions, CacheStats } from "./cache/stats.js";
 
 export interface OptimizeOptions {
   /**
@@ -112,6 +115,16 @@ export interface OptimizeOptions {
    * "validate output", and finally "done").
    */
   onProgress?: (done: number, total: number, phase: string) => void;
+  /**
+   * Reuse work across runs (see cache/): a run on an input and options seen
+   * before returns the stored output once it passes the final checks again
+   * (it validates, adds no feature that is not allowed, and holds under the
+   * size target against this input). The store is injected (the CLI's
+   * `--cache DIR` is a directory); entries from another version, corrupt or
+   * truncated ones are ignored with a note. The output is byte-identical to
+   * a run without a cache.
+   */
+  cache?: CacheOptions;
 }
 
 export interface OptimizeResult {
@@ -119,6 +132,8 @@ export interface OptimizeResult {
   report: Report;
   /** The output's source map (JSON), when `inputSourceMap` was given. */
   sourceMap?: string;
+  /** With `options.cache`: what came from the cache and what did not (on a hit, the report is the stored run's, with this run's total time). */
+  cache?: CacheStats;
 }
 
 
@@ -130,6 +145,12 @@ export interface OptimizeResult {
  * times, once under each target's judge (see `portfolio`).
  */
 export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): OptimizeResult {
+  const { cache, ...rest } = options;
+  if (cache) return withResultCache(bytes, rest, cache, () => optimizeUncached(bytes, rest));
+  return optimizeUncached(bytes, rest);
+}
+
+function optimizeUncached(bytes: Uint8Array, options: OptimizeOptions): OptimizeResult {
   const brotli = options.measures?.brotli;
   if (options.target !== "brotli" || !brotli || bytes.length > PORTFOLIO_MAX) return optimizeOnce(bytes, options);
   return portfolio(bytes, options, brotli);
@@ -159,6 +180,7 @@ function portfolio(bytes: Uint8Array, options: OptimizeOptions, brotli: (b: Uint
   const notes: string[] = [];
   let best: { result: OptimizeResult; brotli: number; target: SizeTarget } | null = null;
   let firstBrotli = 0;
+  let inputBrotli: number | undefined;
   let totalMs = 0;
   for (const [i, target] of targets.entries()) {
     let result: OptimizeResult;
@@ -172,7 +194,10 @@ function portfolio(bytes: Uint8Array, options: OptimizeOptions, brotli: (b: Uint
     }
     totalMs += result.report.timings.totalMs;
     const size = brotli(result.binary);
-    if (i === 0) firstBrotli = size;
+    if (i === 0) {
+      firstBrotli = size;
+      inputBrotli = measuredOf(result)?.input.brotli;
+    }
     if (!best || size < best.brotli || (size === best.brotli && result.binary.length < best.result.binary.length)) best = { result, brotli: size, target };
   }
   const report = best!.result.report;
@@ -182,5 +207,7 @@ function portfolio(bytes: Uint8Array, options: OptimizeOptions, brotli: (b: Uint
   report.notes.push(...notes);
   report.timings.totalMs = ms(totalMs);
   onProgress?.(targets.length, targets.length, "done");
+  // the brotli sizes the choice was made on: the input's as the brotli-judged search measured it
+  if (inputBrotli !== undefined) recordMeasured(best!.result, { input: { brotli: inputBrotli }, output: { brotli: best!.brotli } });
   return best!.result;
 }

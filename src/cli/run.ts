@@ -18,6 +18,8 @@ import { WASM_FEATURES, featureByName, type WasmFeature } from "../analysis/feat
 import { parallelNodeMeasures } from "./compress-pool.js";
 import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
 import { VERSION } from "../version.js";
+import type { CacheOptions, CacheStats } from "../cache/stats.js";
+import { cliBuildId, DirCacheStore, nodeMeasuresId, nodeSha256 } from "./cache-dir.js";
 import { commit, discard, fsMessage, writeTemp, type PendingFile } from "./files.js";
 import { ProgressBar } from "./progress.js";
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, oneLine, parseArgsMessage, sameFile } from "./common.js";
@@ -45,7 +47,7 @@ export interface CliIO {
 export { EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE, EXIT_INTERNAL };
 
 const USAGE_LINE =
-  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--html FILE] [--profile FILE] [--strip-dwarf] [--quiet] [--no-validate] (--help for more)";
+  "usage: wasm-compact IN.wasm -o OUT.wasm [--passes a,b,c|none] [--json FILE] [--map FILE] [--html FILE] [--profile FILE] [--strip-dwarf] [--cache DIR] [--quiet] [--no-validate] (--help for more)";
 
 function helpText(): string {
   const passes = listPasses();
@@ -116,6 +118,15 @@ options:
                       sites and thunks to the code they replaced
       --output-source-map-url URL  the URL the output's sourceMappingURL
                       section names (default: the map's path relative to OUT)
+      --cache DIR     reuse results across runs: a run on the same input with
+                      the same options returns the output stored in DIR
+                      (created if missing) once it validates and holds
+                      under the target again; the output is byte-identical
+                      to a run without --cache. One file per entry, at most
+                      256 MiB (the least recently used go first); entries
+                      from another version, or corrupt ones, are ignored
+                      with a note. Safe to share between processes and to
+                      delete at any time
       --checked       validate after every pass (slower; names a pass that
                       produced an invalid module)
       --no-validate   do not validate the input and the output
@@ -177,6 +188,7 @@ export function run(argv: readonly string[], io: CliIO): number {
     "input-source-map"?: string;
     "output-source-map"?: string;
     "output-source-map-url"?: string;
+    cache?: string;
     quiet?: boolean;
     "no-validate"?: boolean;
     checked?: boolean;
@@ -209,6 +221,7 @@ export function run(argv: readonly string[], io: CliIO): number {
         "output-source-map": { type: "string" },
         "output-source-map-url": { type: "string" },
         disable: { type: "string", multiple: true },
+        cache: { type: "string" },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
         checked: { type: "boolean" },
@@ -260,6 +273,7 @@ export function run(argv: readonly string[], io: CliIO): number {
     if (values.json === "") throw new UsageError("the --json file name is empty");
     if (values.map === "") throw new UsageError("the --map file name is empty");
     if (values.html === "") throw new UsageError("the --html file name is empty");
+    if (values.cache === "") throw new UsageError("the --cache directory name is empty");
     const inMap = values["input-source-map"];
     const outMap = values["output-source-map"];
     if (inMap === "" || outMap === "") throw new UsageError(`the --${inMap === "" ? "input" : "output"}-source-map file name is empty`);
@@ -305,6 +319,10 @@ export function run(argv: readonly string[], io: CliIO): number {
     if (inStat.isDirectory()) return fileError(input, "is a directory, expected a .wasm file");
   }
   const outStat = toStdout ? null : statOrNull(output);
+  if (values.cache !== undefined) {
+    const st = statOrNull(values.cache);
+    if (st && !st.isDirectory()) return fileError(values.cache, "is not a directory; --cache needs a directory (created if missing)");
+  }
   if (outStat?.isDirectory()) return fileError(output, "is a directory; -o needs a file name");
   const extras: { flag: string; path: string }[] = [];
   if (jsonPath !== undefined && jsonPath !== "-") extras.push({ flag: "--json", path: jsonPath });
@@ -367,10 +385,11 @@ export function run(argv: readonly string[], io: CliIO): number {
   let binary: Uint8Array;
   let report: Report;
   let sourceMap: string | undefined;
+  let cached: CacheStats | undefined;
   // brotli judgements use a second core (see compress-pool.ts)
   const parallel = parallelNodeMeasures();
   try {
-    ({ binary, report, sourceMap } = optimize(bytes, {
+    ({ binary, report, sourceMap, cache: cached } = optimize(bytes, {
       passes: passNames,
       validate,
       checked: values.checked ?? false,
@@ -384,6 +403,7 @@ export function run(argv: readonly string[], io: CliIO): number {
       ...(values["strip-dwarf"] ? { stripDwarf: true } : {}),
       ...(inputSourceMap !== undefined ? { inputSourceMap } : {}),
       ...(sourceMapUrl !== undefined ? { sourceMapUrl } : {}),
+      ...(values.cache !== undefined ? { cache: cacheOptions(values.cache) } : {}),
       onProgress: (done, total, phase) => bar.update(done, total, phase),
     }));
   } catch (e) {
@@ -446,12 +466,18 @@ export function run(argv: readonly string[], io: CliIO): number {
   // 5. Summary.
   if (!quiet) {
     const passes = report.passes.map((p) => p.name).join(",") || "none";
-    io.stderr(`wasm-compact: ${inputName} -> ${outputName} (passes: ${passes}; ${Math.round(elapsed)} ms)\n`);
+    io.stderr(`wasm-compact: ${inputName} -> ${outputName} (passes: ${passes}; ${Math.round(elapsed)} ms${cached?.result === "hit" ? "; result from the cache" : ""})\n`);
     io.stderr(`${formatSizeTable(report)}\n`);
     for (const p of report.passes) for (const n of p.notes) io.stderr(`note: ${p.name}: ${n}\n`);
     for (const n of report.notes) io.stderr(`note: ${n}\n`);
   }
   return EXIT_OK;
+}
+
+/** --cache DIR: the directory store, Node's compressors and this build named. */
+function cacheOptions(dir: string): CacheOptions {
+  const buildId = cliBuildId();
+  return { store: new DirCacheStore(dir), measuresId: nodeMeasuresId(), sha256: nodeSha256, ...(buildId === undefined ? {} : { buildId }) };
 }
 
 /** The message for an unexpected exception (exit code 3). */

@@ -65,6 +65,11 @@ export function unregisterPass(name: string): boolean {
   return registry.delete(name);
 }
 
+/** True for a pass that ships with wasm-compact (what it does is fixed by the version; a plugin's is not). */
+export function isBuiltinPass(pass: Pass): boolean {
+  return BUILTIN_PASSES.includes(pass);
+}
+
 export function getPass(name: string): Pass | undefined {
   return registry.get(name);
 }

@@ -32,6 +32,7 @@ import { runPasses } from "./run-passes.js";
 import { EXACT_MAX, PORTFOLIO_MAX } from "./verify.js";
 import { CodeOrigins } from "./code-origins.js";
 import { mapOutput } from "./source-map-out.js";
+import { recordMeasured } from "./measured.js";
 
 export function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResult {
   const s = settingsOf(options);
@@ -41,7 +42,10 @@ export function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): Optim
   const fin = finishStep(bytes, s, r, p, out);
   s.timings.totalMs = ms(now() - s.tStart);
   s.phases.finish();
-  return { binary: fin.last.binary, report: reportOf(bytes, s, r, p, out, fin), ...(fin.sourceMap === undefined ? {} : { sourceMap: fin.sourceMap }) };
+  const result: OptimizeResult = { binary: fin.last.binary, report: reportOf(bytes, s, r, p, out, fin), ...(fin.sourceMap === undefined ? {} : { sourceMap: fin.sourceMap }) };
+  // the sizes the judge measured, for a result cache's later check (outside the report)
+  recordMeasured(result, { input: r.judge.known(bytes), output: r.judge.known(fin.last.binary) });
+  return result;
 }
 
 /** What the run was asked to do, with its progress, blame and clocks. */
