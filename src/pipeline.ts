@@ -36,6 +36,7 @@ import { runPasses } from "./pipeline/run-passes.js";
 import { EXACT_MAX, PORTFOLIO_MAX } from "./pipeline/verify.js";
 import { CodeOrigins } from "./pipeline/code-origins.js";
 import { mapOutput } from "./pipeline/source-map-out.js";
+import { debugInfoToFollow } from "./debug-info.js";
 import { readSourceMap, type SourceMapV3 } from "./source-map.js";
 
 export interface OptimizeOptions {
@@ -96,9 +97,11 @@ export interface OptimizeOptions {
   loopsHot?: boolean;
   /**
    * Remove DWARF (`.debug_*` and `external_debug_info` sections) whether or
-   * not the code changed, without a note. By default DWARF stays when the
-   * code it describes is unchanged and is removed with a note when it is not:
-   * it is never written stale (see debug-info.ts).
+   * not the code changed, without a note. By default DWARF follows the code:
+   * its line programs, DIE addresses, range and location lists are rewritten
+   * through the run's address map; where some part cannot be rewritten
+   * exactly, all of it is removed with a note. It is never written stale
+   * (see debug-info.ts, dwarf/rewrite.ts).
    */
   stripDwarf?: boolean;
   /**
@@ -209,7 +212,8 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
   // 1. Read, validate, set debug info aside, write the baseline.
   const inputMap = options.inputSourceMap === undefined ? null : readSourceMap(options.inputSourceMap);
   if (options.sourceMapUrl !== undefined && !inputMap) throw new UsageError("sourceMapUrl needs inputSourceMap: there is no map to name");
-  const origins = inputMap ? new CodeOrigins(bytes) : null;
+  // the code's origins are recorded where a source map, DWARF or code metadata must follow it
+  const origins = inputMap || debugInfoToFollow(bytes, options.stripDwarf ?? false) ? new CodeOrigins(bytes) : null;
   const input = readInput(bytes, validate, phases, timings, blame, origins);
   const judge = makeJudge(target, measures);
   // every pass compares against the module as read, and the result against
@@ -269,6 +273,7 @@ function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResu
     result: runner.current,
     aside: input.aside,
     stripDwarf: options.stripDwarf ?? false,
+    ...(origins ? { addresses: () => origins.mapOf(runner.current, runner.current) } : {}),
     noPassPaid: est !== null && runner.current === input.baseline,
     anyPassChanged: runner.reports.some((r) => r.changed),
     target,
