@@ -63,15 +63,17 @@ export class DwarfReader {
     return refuse(`${this.what}: a ${size}-byte integer`);
   }
 
+  // LEB128 values up to 64 bits (10 bytes); above 2^53 they are rounded,
+  // which only constants can be (addresses, offsets and indices are small)
   uleb(): number {
     let v = 0;
     let mul = 1;
-    for (;;) {
+    for (let n = 1; ; n++) {
       const x = this.u8();
       v += (x & 0x7f) * mul;
       if ((x & 0x80) === 0) break;
       mul *= 128;
-      if (mul > 2 ** 56) refuse(`${this.what}: a LEB128 too long at offset ${this.pos}`);
+      if (n === 10) refuse(`${this.what}: a LEB128 longer than 10 bytes at offset ${this.pos}`);
     }
     return v;
   }
@@ -80,11 +82,12 @@ export class DwarfReader {
     let v = 0;
     let mul = 1;
     let x: number;
+    let n = 0;
     do {
       x = this.u8();
       v += (x & 0x7f) * mul;
       mul *= 128;
-      if (mul > 2 ** 56 && x & 0x80) refuse(`${this.what}: a LEB128 too long at offset ${this.pos}`);
+      if (++n === 10 && x & 0x80) refuse(`${this.what}: a LEB128 longer than 10 bytes at offset ${this.pos}`);
     } while (x & 0x80);
     if (x & 0x40) v -= mul;
     return v;

@@ -463,9 +463,19 @@ function followLines(programs: readonly LineProgram[], code: CodeMap): Map<LineP
     const fn = pieces[k]!.fn;
     let e = k;
     while (e < pieces.length && pieces[e]!.fn === fn) e++;
-    let owner: LineProgram | null = null;
+    // the function goes to the program most of its code came from (a pass
+    // may give an added instruction an origin in another function)
     const srcEnd = (p: (typeof pieces)[number]): number => (p.run ? p.src + (p.end - p.out) : p.src + 1);
-    for (let j = k; j < e && !owner; j++) if (pieces[j]!.src >= 0) owner = seqIn(pieces[j]!.src, srcEnd(pieces[j]!))?.program ?? null;
+    const seqOf: (SeqRef | null)[] = [];
+    const votes = new Map<LineProgram, number>();
+    for (let j = k; j < e; j++) {
+      const p = pieces[j]!;
+      const s = p.src >= 0 ? seqIn(p.src, srcEnd(p)) : null;
+      seqOf.push(s);
+      if (s) votes.set(s.program, (votes.get(s.program) ?? 0) + (p.end - p.out));
+    }
+    let owner: LineProgram | null = null;
+    for (const [prog, n] of votes) if (!owner || n > votes.get(owner)!) owner = prog;
     if (owner) {
       const rows: Row[] = [];
       // a row in effect at an origin (not one at it) brings only its position: its flags marked another address
@@ -478,7 +488,7 @@ function followLines(programs: readonly LineProgram[], code: CodeMap): Map<LineP
       };
       for (let j = k; j < e; j++) {
         const p = pieces[j]!;
-        const s = p.src >= 0 ? seqIn(p.src, srcEnd(p)) : null;
+        const s = seqOf[j - k]!;
         if (!s || s.program !== owner) {
           const prev = rows[rows.length - 1];
           add({ address: 0, file: prev?.file ?? 1, line: 0, column: 0, flags: prev ? prev.flags & STMT : 0, isa: prev?.isa ?? 0, discriminator: 0 }, p.out);
