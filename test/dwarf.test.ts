@@ -17,7 +17,8 @@ import { fileURLToPath } from "node:url";
 import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
 import { optimize, SIZE_TARGETS } from "../src/index.js";
 import { nodeMeasures } from "../src/cli/compress.js";
-import { readModule } from "../src/binary/reader.js";
+import { decodeAllBodies, readModule } from "../src/binary/reader.js";
+import { OPS } from "../src/binary/opcodes/index.js";
 import { sectionSpans } from "../src/binary/sections.js";
 import { scanSections } from "../src/report.js";
 import { align, instructions } from "./instr-align.js";
@@ -92,15 +93,15 @@ interface Sub {
   name: string;
 }
 
-/** Subprograms with a low_pc/high_pc as llvm-dwarfdump reads them (the tombstone left out). */
-function subprograms(bytes: Uint8Array): Sub[] {
+/** Subprograms with a low_pc/high_pc in llvm-dwarfdump's dump of .debug_info (the tombstone left out). */
+function subprograms(text: string): Sub[] {
   const out: Sub[] = [];
   let cur: Partial<Sub> | null = null;
   const flush = (): void => {
     if (cur && cur.lo !== undefined && cur.hi !== undefined && cur.lo !== 0xffffffff) out.push({ lo: cur.lo, hi: cur.hi, name: cur.name ?? "?" });
     cur = null;
   };
-  for (const line of dump(bytes, "--debug-info").stdout.split("\n")) {
+  for (const line of text.split("\n")) {
     if (/DW_TAG_/.test(line)) {
       flush();
       if (/DW_TAG_subprogram/.test(line)) cur = {};
@@ -130,8 +131,9 @@ const dwarfNotes = (notes: readonly string[]): string[] => notes.filter((n) => n
 function checkFollows(input: Uint8Array, output: Uint8Array, what: string, shared: ReadonlySet<string>): void {
   const inLines = lineTable(input);
   const outLines = lineTable(output);
-  const inSubs = subprograms(input);
-  const outSubs = subprograms(output);
+  const outInfo = dump(output, "--debug-info").stdout;
+  const inSubs = subprograms(dump(input, "--debug-info").stdout);
+  const outSubs = subprograms(outInfo);
   const inCode = codeStart(input);
   const outCode = codeStart(output);
   const before = instructions(readModule(input));
@@ -170,6 +172,18 @@ function checkFollows(input: Uint8Array, output: Uint8Array, what: string, share
   // the alignment may pair an instruction with an identical one of another statement: a few in a thousand
   assert.ok(wrong <= checked / 500, `${what}: ${wrong} of ${checked} instructions have another location than in the input: ${examples.join("; ")}`);
   assert.deepEqual(wrongFns, [], `${what}: functions whose first instruction lies in another subprogram`);
+  // every call site's return address (but the tombstone of a call that is gone) is just after a call
+  const afterCalls = new Set<number>();
+  const om = readModule(output);
+  decodeAllBodies(om);
+  for (const f of om.functions) {
+    const b = f.body!;
+    for (let i = 0; i + 1 < b.count; i++) if (OPS[b.ops[i]!]!.name.startsWith("call")) afterCalls.add(b.offsets![i + 1]! - outCode);
+  }
+  const returns = [...outInfo.matchAll(/DW_AT_call_return_pc\s+\(0x([0-9a-f]+)\)/g)].map((x) => parseInt(x[1]!, 16)).filter((a) => a !== 0xffffffff);
+  const stray = returns.filter((a) => !afterCalls.has(a));
+  assert.deepEqual(stray, [], `${what}: call sites whose return address follows no call`);
+  console.log(`# ${what}: ${returns.length} call sites just after a call`);
   // llvm-dwarfdump's own lookup agrees with the line table read above, on a sample
   const sample = [...after.values()].flat().filter((_, k) => k % 997 === 0).slice(0, 6);
   for (const x of sample) {
