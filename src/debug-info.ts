@@ -1,19 +1,27 @@
 // Custom sections that describe the code by byte offset or function index:
 // DWARF (`.debug_*`, and `external_debug_info`, which names a file of it), the
 // `sourceMappingURL` of a source map, and code metadata (`metadata.code.*`,
-// e.g. branch hints). wasm-compact cannot rewrite them yet, so once the passes
-// change what they describe they would point at the wrong code (a debugger
-// or symbolizer then shows wrong functions and lines, with no error). They
-// are never written stale: the pipeline sets them aside before the passes
-// (so the size judges do not compress them again and again either), and at
-// the end puts back each one whose addresses still hold, and removes the
-// others with a note. `stripDwarf` removes DWARF without a note.
+// e.g. branch hints). Once the passes change what they describe they would
+// point at the wrong code (a debugger or symbolizer then shows wrong
+// functions and lines, with no error). They are never written stale: the
+// pipeline sets them aside before the passes (so the size judges do not
+// compress them again and again either), and at the end puts back each one
+// whose addresses still hold. Where the code changed, DWARF and code metadata
+// follow it through the run's address map (dwarf/rewrite.ts,
+// code-metadata.ts); what cannot follow exactly is removed with a note (all
+// of the DWARF, or single metadata items). `stripDwarf` removes DWARF
+// without a note. A source map follows its own way (pipeline/source-map-out.ts).
 
 import { sameBytes, u32Size } from "./binary/bytes.js";
 import { sectionSpans, withoutSections, type SectionSpan } from "./binary/sections.js";
 import { readModule } from "./binary/reader.js";
 import { writeModule } from "./binary/writer.js";
+import type { AddressMap } from "./binary/address-map.js";
 import type { CustomSection, Module } from "./ir/module.js";
+import { CodeMap, functionSpans } from "./dwarf/code-map.js";
+import { DwarfRefusal } from "./dwarf/bytes.js";
+import { rewriteDwarf } from "./dwarf/rewrite.js";
+import { followCodeMetadata, type CodeLayout } from "./code-metadata.js";
 
 export type DebugKind = "dwarf" | "source map" | "code metadata";
 
@@ -29,6 +37,15 @@ export interface SetAside {
   sections: CustomSection[];
   /** Names of the module's custom sections in their order, set-aside ones included. */
   order: string[];
+}
+
+/** Does a run on `bytes` need to record where its code comes from, so debug info can follow it? */
+export function debugInfoToFollow(bytes: Uint8Array, stripDwarf: boolean): boolean {
+  try {
+    return sectionSpans(bytes).some((s) => s.id === 0 && (debugKind(s.name) === "code metadata" || (!stripDwarf && debugKind(s.name) === "dwarf")));
+  } catch {
+    return false; // malformed: reading the input says how
+  }
 }
 
 /** Takes the debug sections out of `m.customs` (all of them; the caller decides at the end what goes back). */
@@ -80,12 +97,31 @@ export const STALE_SOURCE_MAP_NOTE = "debug info: removed the sourceMappingURL s
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** The output's code in DWARF's terms (code-section offsets), mapped back to the input's. */
+function codeMapOf(input: Uint8Array, output: Uint8Array, addresses: AddressMap): { map: CodeMap; input: CodeLayout; output: CodeLayout } {
+  const a = functionSpans(input);
+  const b = functionSpans(output);
+  const codeEnd = (spans: typeof a): number => spans.codeStart + (spans.functions[spans.functions.length - 1]?.end ?? 0);
+  const layout = (bytes: Uint8Array, spans: typeof a): CodeLayout => ({
+    functions: spans.functions,
+    code: bytes.subarray(spans.codeStart, codeEnd(spans)),
+    get numImportedFuncs() {
+      return readModule(bytes).numImportedFuncs;
+    },
+  });
+  const outLayout = layout(output, b);
+  return { map: new CodeMap(addresses, b.functions, b.codeStart, a.codeStart, outLayout.code), input: layout(input, a), output: outLayout };
+}
+
 /**
  * Puts back into `output` (written from a module without them) the set-aside
- * sections whose addresses still hold against `input`, in their old places;
- * the others are removed, with a note for each kind unless stripped on request.
+ * sections whose addresses still hold against `input`, in their old places.
+ * Where the code changed and `addresses` gives where `output`'s code came from
+ * (its file offsets to the input's), DWARF and code metadata are rewritten to
+ * follow it; the others are removed, with a note for each kind unless
+ * stripped on request.
  */
-export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: SetAside, stripDwarf: boolean): DebugOutcome {
+export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: SetAside, stripDwarf: boolean, addresses?: () => AddressMap): DebugOutcome {
   if (aside.sections.length === 0) return { binary: output, removed: [], notes: [] };
   const removed: RemovedSection[] = [];
   const keep: CustomSection[] = [];
@@ -103,11 +139,48 @@ export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: S
     }
     return h;
   };
+  const follow: CustomSection[] = [];
   for (const c of aside.sections) {
     const kind = debugKind(c.name)!;
     if (kind === "dwarf" && stripDwarf) removed.push({ name: c.name, bytes: size(c), kind, why: "stripped" });
-    else if (!check(kind)) removed.push({ name: c.name, bytes: size(c), kind, why: "stale" });
-    else keep.push(c);
+    else if (check(kind)) keep.push(c);
+    else if (addresses && kind !== "source map") follow.push(c);
+    else removed.push({ name: c.name, bytes: size(c), kind, why: "stale" });
+  }
+  const notes: string[] = [];
+  let dwarfRefused: string | null = null;
+  if (follow.length > 0) {
+    let code: ReturnType<typeof codeMapOf> | null = null;
+    const codeMap = (): ReturnType<typeof codeMapOf> => (code ??= codeMapOf(input, output, addresses!()));
+    const dwarf = follow.filter((c) => debugKind(c.name) === "dwarf");
+    if (dwarf.length > 0) {
+      try {
+        if (new Set(dwarf.map((c) => c.name)).size < dwarf.length) throw new DwarfRefusal("two DWARF sections of one name");
+        const rewritten = rewriteDwarf(new Map(dwarf.map((c) => [c.name, c.bytes])), codeMap().map);
+        for (const c of dwarf) keep.push({ ...c, bytes: rewritten.get(c.name)! });
+      } catch (e) {
+        if (!(e instanceof DwarfRefusal)) throw e;
+        dwarfRefused = e.message;
+        for (const c of dwarf) removed.push({ name: c.name, bytes: size(c), kind: "dwarf", why: "stale" });
+      }
+    }
+    for (const c of follow.filter((c) => debugKind(c.name) === "code metadata")) {
+      let why = "";
+      try {
+        const m = codeMap();
+        const f = followCodeMetadata(c.bytes, m.map, m.input, m.output, c.name);
+        if (f.bytes) keep.push({ ...c, bytes: f.bytes });
+        else why = `none of its ${plural(f.items, "item")} has its instruction in the output`;
+        if (f.bytes && f.dropped > 0) notes.push(`debug info: ${c.name}: dropped ${f.dropped} of ${plural(f.items, "item")}: their instructions are gone or changed`);
+      } catch (e) {
+        if (!(e instanceof DwarfRefusal)) throw e;
+        why = e.message;
+      }
+      if (why) {
+        removed.push({ name: c.name, bytes: size(c), kind: "code metadata", why: "stale" });
+        notes.push(`debug info: removed ${c.name}: it names functions and code offsets of the input, which the passes changed, and could not follow them (${why})`);
+      }
+    }
   }
   let binary = output;
   if (keep.length > 0) {
@@ -126,21 +199,22 @@ export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: S
     m.customs = merged;
     binary = writeModule(m);
   }
-  const notes: string[] = [];
+  // in the input's order
+  removed.sort((x, y) => aside.sections.findIndex((c) => c.name === x.name) - aside.sections.findIndex((c) => c.name === y.name));
   const stale = removed.filter((s) => s.why === "stale");
   const total = (list: RemovedSection[]): number => list.reduce((n, s) => n + s.bytes, 0);
   const dwarf = stale.filter((s) => s.kind === "dwarf");
   if (dwarf.length > 0) {
+    const why = dwarfRefused === null ? "it describes the input's code, which the passes changed" : `it describes the input's code, which the passes changed, and could not be rewritten exactly to follow it (${dwarfRefused})`;
     notes.push(
       `debug info: removed DWARF (${plural(dwarf.length, "section")}: ${dwarf.map((s) => s.name).join(", ")}; ${total(dwarf)} bytes): ` +
-        "it describes the input's code, which the passes changed, and wasm-compact cannot rewrite DWARF yet, so it would point at the wrong code " +
-        "(--strip-dwarf removes it without this note; --passes none keeps it)",
+        `${why}, so it would point at the wrong code (--strip-dwarf removes it without this note; --passes none keeps it)`,
     );
   }
   if (stale.some((s) => s.kind === "source map")) {
     notes.push(STALE_SOURCE_MAP_NOTE);
   }
-  const meta = stale.filter((s) => s.kind === "code metadata");
+  const meta = addresses ? [] : stale.filter((s) => s.kind === "code metadata");
   if (meta.length > 0) {
     notes.push(`debug info: removed ${meta.map((s) => s.name).join(", ")}: it names functions and code offsets of the input, which the passes changed`);
   }

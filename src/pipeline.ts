@@ -89,9 +89,11 @@ export interface OptimizeOptions {
   loopsHot?: boolean;
   /**
    * Remove DWARF (`.debug_*` and `external_debug_info` sections) whether or
-   * not the code changed, without a note. By default DWARF stays when the
-   * code it describes is unchanged and is removed with a note when it is not:
-   * it is never written stale (see debug-info.ts).
+   * not the code changed, without a note. By default DWARF follows the code:
+   * its line programs, DIE addresses, range and location lists are rewritten
+   * through the run's address map; where some part cannot be rewritten
+   * exactly, all of it is removed with a note. It is never written stale
+   * (see debug-info.ts, dwarf/rewrite.ts).
    */
   stripDwarf?: boolean;
   /**

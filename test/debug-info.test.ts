@@ -58,6 +58,7 @@ test("debug info: kinds by section name", () => {
   assert.equal(debugKind("target_features"), null);
 });
 
+// (the DWARF and branch hints here are junk: the rewrite refuses them, so they go with a note)
 test("debug info: removed with a note when the passes changed the code; other custom sections stay", async () => {
   const input = await withDebugInfo();
   const { binary, report } = optimize(input, { passes: ["fold-functions"] });

@@ -53,7 +53,7 @@ function sameInstr(a: Body, i: number, b: Body, j: number): boolean {
 
 /** Copies `body` without the instructions in `drop`, with local indices mapped and `prefix` instructions first. */
 function rebuild(body: Body, drop: ReadonlySet<number>, mapLocal: ((i: number) => number) | null, prefix: [number, number[]][] = []): Body {
-  const b = new BodyBuilder(body.count + prefix.length);
+  const b = new BodyBuilder(body.count + prefix.length, body.offsets !== null);
   for (const [op, words] of prefix) {
     b.begin(op);
     for (const w of words) b.word(w);

@@ -5,6 +5,7 @@
 
 import { sameBytes } from "../binary/bytes.js";
 import { debugKind, restoreDebugInfo, withoutCustomSections, type DebugOutcome, type RemovedSection, type SetAside } from "../debug-info.js";
+import type { AddressMap } from "../binary/address-map.js";
 import type { SizeJudge, SizeTarget } from "../size-target.js";
 import type { Blame } from "./blame.js";
 
@@ -21,6 +22,8 @@ export interface LastWordInputs {
   result: Uint8Array;
   aside: SetAside;
   stripDwarf: boolean;
+  /** Where the result's code came from (its file offsets to the input's), for DWARF and code metadata to follow it. */
+  addresses?: () => AddressMap;
   /** True if the run was estimate-judged and no pass kept anything (the result is the module as read). */
   noPassPaid: boolean;
   /** True if any pass changed the module (kept or not). */
@@ -36,7 +39,7 @@ export function lastWord(w: LastWordInputs): LastWord {
   let current: Uint8Array;
   let debug: DebugOutcome;
   try {
-    debug = restoreDebugInfo(input, w.result, w.aside, w.stripDwarf);
+    debug = restoreDebugInfo(input, w.result, w.aside, w.stripDwarf, w.addresses);
     current = debug.binary;
   } catch (e) {
     w.blame(e, "putting the debug sections back failed");

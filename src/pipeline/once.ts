@@ -31,6 +31,7 @@ import { readInput, type Input } from "./read-input.js";
 import { runPasses } from "./run-passes.js";
 import { EXACT_MAX, PORTFOLIO_MAX } from "./verify.js";
 import { CodeOrigins } from "./code-origins.js";
+import { debugInfoToFollow } from "../debug-info.js";
 import { mapOutput } from "./source-map-out.js";
 import { recordMeasured } from "./measured.js";
 
@@ -94,7 +95,8 @@ function readStep(bytes: Uint8Array, s: Settings): ReadState {
   const { options } = s;
   const inputMap = options.inputSourceMap === undefined ? null : readSourceMap(options.inputSourceMap);
   if (options.sourceMapUrl !== undefined && !inputMap) throw new UsageError("sourceMapUrl needs inputSourceMap: there is no map to name");
-  const origins = inputMap ? new CodeOrigins(bytes) : null;
+  // the code's origins are recorded where a source map, DWARF or code metadata must follow it
+  const origins = inputMap || debugInfoToFollow(bytes, s.options.stripDwarf ?? false) ? new CodeOrigins(bytes) : null;
   const input = readInput(bytes, s.validate, s.phases, s.timings, s.blame, origins);
   const judge = makeJudge(s.target, s.measures);
   // every pass compares against the module as read, and the result against
@@ -182,6 +184,7 @@ function finishStep(bytes: Uint8Array, s: Settings, r: ReadState, p: PassState, 
     result: runner.current,
     aside: input.aside,
     stripDwarf: s.options.stripDwarf ?? false,
+    ...(origins ? { addresses: () => origins.mapOf(runner.current, runner.current) } : {}),
     noPassPaid: p.est !== null && runner.current === input.baseline,
     anyPassChanged: runner.reports.some((x) => x.changed),
     target: s.target,
