@@ -57,27 +57,7 @@ export const RATIO_CI_METHOD =
  * With fewer than 3 pairs no interval is given (lo = hi = halfWidth = null).
  */
 export function ratioOfMediansCI(a: readonly number[], b: readonly number[], resamples = 10000, seed = 1): RatioInterval {
-  if (a.length !== b.length) throw new Error("ratioOfMediansCI: samples must be paired");
-  const n = a.length;
-  const ratio = median(b) / median(a);
-  if (n < 3) return { ratio, lo: null, hi: null, halfWidth: null, n, method: RATIO_CI_METHOD };
-  const rand = rng(seed);
-  const ra = new Float64Array(n);
-  const rb = new Float64Array(n);
-  const stats = new Float64Array(resamples);
-  for (let k = 0; k < resamples; k++) {
-    for (let i = 0; i < n; i++) {
-      const j = Math.floor(rand() * n);
-      ra[i] = a[j]!;
-      rb[i] = b[j]!;
-    }
-    stats[k] = medianInPlace(rb) / medianInPlace(ra);
-  }
-  stats.sort();
-  const lo = quantileSorted(stats, 0.025);
-  const hi = quantileSorted(stats, 0.975);
-  const halfWidth = Math.max(hi / ratio - 1, 1 - lo / ratio);
-  return { ratio, lo, hi, halfWidth, n, method: RATIO_CI_METHOD };
+  return pairedBootstrapRatio(a, b, median, medianInPlace, resamples, seed, RATIO_CI_METHOD, "ratioOfMediansCI");
 }
 
 export const BEST_CI_METHOD =
@@ -90,27 +70,46 @@ export const BEST_CI_METHOD =
  * together as in ratioOfMediansCI. With fewer than 3 pairs, no interval.
  */
 export function ratioOfBestCI(a: readonly number[], b: readonly number[], resamples = 10000, seed = 1): RatioInterval {
-  if (a.length !== b.length) throw new Error("ratioOfBestCI: samples must be paired");
+  const min = (xs: ArrayLike<number>): number => {
+    let m = Infinity;
+    for (let i = 0; i < xs.length; i++) m = Math.min(m, xs[i]!);
+    return m;
+  };
+  return pairedBootstrapRatio(a, b, min, min, resamples, seed, BEST_CI_METHOD, "ratioOfBestCI");
+}
+
+/** stat(b) / stat(a) with its paired percentile-bootstrap 95 % interval (see ratioOfMediansCI). */
+function pairedBootstrapRatio(
+  a: readonly number[],
+  b: readonly number[],
+  stat: (xs: readonly number[]) => number,
+  statInPlace: (xs: Float64Array) => number,
+  resamples: number,
+  seed: number,
+  method: string,
+  name: string,
+): RatioInterval {
+  if (a.length !== b.length) throw new Error(`${name}: samples must be paired`);
   const n = a.length;
-  const ratio = Math.min(...b) / Math.min(...a);
-  if (n < 3) return { ratio, lo: null, hi: null, halfWidth: null, n, method: BEST_CI_METHOD };
+  const ratio = stat(b) / stat(a);
+  if (n < 3) return { ratio, lo: null, hi: null, halfWidth: null, n, method };
   const rand = rng(seed);
+  const ra = new Float64Array(n);
+  const rb = new Float64Array(n);
   const stats = new Float64Array(resamples);
   for (let k = 0; k < resamples; k++) {
-    let ma = Infinity;
-    let mb = Infinity;
     for (let i = 0; i < n; i++) {
       const j = Math.floor(rand() * n);
-      ma = Math.min(ma, a[j]!);
-      mb = Math.min(mb, b[j]!);
+      ra[i] = a[j]!;
+      rb[i] = b[j]!;
     }
-    stats[k] = mb / ma;
+    stats[k] = statInPlace(rb) / statInPlace(ra);
   }
   stats.sort();
   const lo = quantileSorted(stats, 0.025);
   const hi = quantileSorted(stats, 0.975);
   const halfWidth = Math.max(hi / ratio - 1, 1 - lo / ratio);
-  return { ratio, lo, hi, halfWidth, n, method: BEST_CI_METHOD };
+  return { ratio, lo, hi, halfWidth, n, method };
 }
 
 function medianInPlace(xs: Float64Array): number {

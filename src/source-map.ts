@@ -8,6 +8,7 @@
 import { decode, encode, type SourceMapSegment } from "@jridgewell/sourcemap-codec";
 import type { AddressMap } from "./binary/address-map.js";
 import { UsageError } from "./errors.js";
+import { lastAtOrBefore } from "./last-at-or-before.js";
 
 export interface SourceMapV3 {
   version: 3;
@@ -78,17 +79,7 @@ function segmentsOf(map: SourceMapV3, what: string): SourceMapSegment[] {
 
 /** Index of the last segment at or before offset `at`, or -1. */
 function segmentAt(segs: readonly SourceMapSegment[], at: number): number {
-  let lo = 0;
-  let hi = segs.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (segs[mid]![0] <= at) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
+  return lastAtOrBefore(segs, (s) => s[0], at);
 }
 
 /**

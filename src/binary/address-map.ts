@@ -8,6 +8,8 @@
 //                      the instruction at src (0: glue with no origin).
 // A point covers its instruction up to the next entry.
 
+import { lastAtOrBefore } from "../last-at-or-before.js";
+
 export interface AddressEntry {
   out: number;
   src: number;
@@ -53,18 +55,7 @@ export class AddressMap {
 
   /** Index of the last entry at or before `out`, or -1. */
   private at(out: number): number {
-    const e = this.entries;
-    let lo = 0;
-    let hi = e.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (e[mid]!.out <= out) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return found;
+    return lastAtOrBefore(this.entries, (e) => e.out, out);
   }
 
   /** The source offset of output offset `out`, or 0 if it has none (glue, or outside the code). */

@@ -6,6 +6,7 @@
 
 import type { CodeMap } from "./code-map.js";
 import { STMT, type LineProgram, type Row, type Sequence } from "./line.js";
+import { lastAtOrBefore } from "../last-at-or-before.js";
 
 interface SeqRef {
   lo: number;
@@ -38,33 +39,12 @@ export function followLines(programs: readonly LineProgram[], code: CodeMap): Ma
     return lo < seqs.length && seqs[lo]!.lo < end ? seqs[lo]! : null;
   };
   function seqAt(x: number): SeqRef | null {
-    let lo = 0;
-    let hi = seqs.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (seqs[mid]!.lo <= x) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    const found = lastAtOrBefore(seqs, (q) => q.lo, x);
     for (let k = found; k >= 0 && found - k < 8; k--) if (seqs[k]!.end > x) return seqs[k]!;
     return null;
   }
   /** Index of the last row at or before x. */
-  const rowAt = (rows: readonly Row[], x: number): number => {
-    let lo = 0;
-    let hi = rows.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (rows[mid]!.address <= x) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return found;
-  };
+  const rowAt = (rows: readonly Row[], x: number): number => lastAtOrBefore(rows, (r) => r.address, x);
   const result = new Map<LineProgram, Sequence[]>();
   const pieces = code.pieces;
   let k = 0;
