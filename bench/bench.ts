@@ -23,10 +23,11 @@ import { detectFeatures, type FeatureInfo } from "./features.js";
 import { describeFailure, runMeasured, TIMING_METHOD, type ProcessMeasurement } from "./measure.js";
 import { renderHtml } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
-import type { BenchResults, BinaryenPassResult, FileResult, ModuleSizes, RuntimeResult, SizeRatios, Summary, TargetResult, TimingComparison, ToolTiming } from "./results.js";
+import type { BenchResults, BinaryenPassResult, FileResult, ModuleSizes, RuntimeResult, SizeRatios, Summary, TargetResult, TimingComparison, ToolTiming, WorkResult } from "./results.js";
 import { failedRuntime, loadWorkloads, measureRuntime, RUNTIME_METHOD, type LoadedWorkload, type RuntimeMeta, type RuntimeOptions } from "./runtime.js";
 import { PROFILE_GUIDED_METHOD, recordProfiles } from "./profile-guided.js";
-import { engineSummaries, headlineSlowdown, variantSlowdowns } from "./variants.js";
+import { engineSummaries, headlineSlowdown, variantLabel, variantSlowdowns } from "./variants.js";
+import { recordBaselineWork, recordWork, WORK_METHOD, workResult } from "./work.js";
 import { DEFAULT_ENGINES, engineText, parseEngines, parseTiering, resolveEngine, TIERING_MODES, type Engine, type Tiering } from "./engines.js";
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
 import { sectionSpans } from "../src/binary/sections.js";
@@ -113,6 +114,11 @@ const USAGE = `usage: npm run bench [-- options]
   --aa              also an A/A row per workload, engine and mode: the -Oz
                     baseline against a byte-identical copy (the noise)
   --no-runtime      skip the workload runtime measurement
+  --no-work         skip the executed-work counts (by default every runtime
+                    variant also gets exact counts of the instructions and
+                    calls one workload run executes, from instrumented runs)
+  --work-only       the executed-work counts without the timings: exact and
+                    quick, for a machine too busy to time on
   --no-timing       do not time the tools (one untimed run of ours per target,
                     no wasm-opt -Oz run beyond the cached baseline): for runs
                     that measure sizes or the workloads' runtime only
@@ -140,6 +146,8 @@ interface Options {
   tiering: Tiering[];
   aa: boolean;
   runtime: boolean;
+  work: boolean;
+  workOnly: boolean;
   timing: boolean;
   attribution: boolean;
   cache: boolean;
@@ -166,6 +174,8 @@ function parseOptions(argv: string[]): Options | null {
       tiering: { type: "string" },
       aa: { type: "boolean" },
       "no-runtime": { type: "boolean" },
+      "no-work": { type: "boolean" },
+      "work-only": { type: "boolean" },
       "no-timing": { type: "boolean" },
       "no-attribution": { type: "boolean" },
       "no-cache": { type: "boolean" },
@@ -206,7 +216,9 @@ function parseOptions(argv: string[]): Options | null {
     engines: values.engines !== undefined ? parseEngines(values.engines) : [...DEFAULT_ENGINES],
     tiering: values.tiering !== undefined ? parseTiering(values.tiering) : [...TIERING_MODES],
     aa: values.aa === true,
-    runtime: values["no-runtime"] !== true,
+    runtime: values["no-runtime"] !== true || values["work-only"] === true,
+    work: values["no-work"] !== true || values["work-only"] === true,
+    workOnly: values["work-only"] === true,
     timing: values["no-timing"] !== true,
     attribution: values["no-attribution"] !== true && !quick,
     cache: values["no-cache"] !== true,
@@ -576,10 +588,10 @@ class Bench {
    * The runtime rows of one workload: per runtime target, our outputs against the -Oz baseline, and with
    * --profile-guided the outputs made with a profile of this workload. Empty if it uses no selected module.
    */
-  async runWorkload(lw: LoadedWorkload, selected: ReadonlySet<string>): Promise<RuntimeResult[]> {
+  async runWorkload(lw: LoadedWorkload, selected: ReadonlySet<string>): Promise<{ rows: RuntimeResult[]; work: WorkResult[] }> {
     const mods = lw.workload.wasm();
     const optimize = mods.map((m) => selected.has(m.name));
-    if (!optimize.some((x) => x)) return [];
+    if (!optimize.some((x) => x)) return { rows: [], work: [] };
     const big = lw.workload.size === "big";
     const ropts: RuntimeOptions = {
       targetHalfWidth: this.opts.targetHalfWidth,
@@ -626,6 +638,9 @@ class Bench {
       else variants.push(await this.makeVariant(names, preps, optimize, target, profiles, plain.paths));
     }
 
+    const work = this.opts.work ? await this.workloadWork(lw, basePaths, optimize, variants, ropts.budgetSeconds) : [];
+    if (this.opts.workOnly) return { rows: [], work };
+
     // Each variant under each engine and tiering mode, grouped by engine and mode.
     const rows: RuntimeResult[] = [];
     const combos: { engine?: Engine; tiering?: Tiering }[] =
@@ -640,7 +655,55 @@ class Bench {
         rows.push(await measureRuntime(lw, basePaths, v.paths, v.meta, o));
       }
     }
-    return rows;
+    return { rows, work };
+  }
+
+  /** The executed-work rows of one workload: the baseline recorded twice, then each variant once (an A/A copy is the baseline). */
+  private async workloadWork(
+    lw: LoadedWorkload,
+    basePaths: readonly string[],
+    optimize: readonly boolean[],
+    variants: readonly { meta: RuntimeMeta; paths: string[] | null; error: string }[],
+    budgetSeconds: number,
+  ): Promise<WorkResult[]> {
+    const timeoutMs = Math.max(120_000, budgetSeconds * 1000);
+    const dir = this.path(`${lw.workload.name}.work`);
+    const metaOf = (m: RuntimeMeta): Parameters<typeof workResult>[1] => ({
+      target: m.target,
+      profileGuided: m.profileGuided,
+      aa: m.aa,
+      optimizedModules: m.optimizedModules,
+      identicalBytes: m.identicalBytes,
+    });
+    let base: Awaited<ReturnType<typeof recordBaselineWork>> | null = null;
+    let baseError = "";
+    try {
+      base = await recordBaselineWork(lw, CLI, basePaths, optimize, join(dir, "base"), timeoutMs);
+      log(`  ${lw.workload.name}: executed work of -Oz: ${base.work.instructions} instructions, ${base.work.calls} calls${base.deterministic ? "" : " (NOT deterministic)"}`);
+    } catch (err) {
+      baseError = `executed work of -Oz: ${errText(err)}`;
+      log(`  error: ${baseError}`);
+    }
+    const out: WorkResult[] = [];
+    for (const [k, v] of variants.entries()) {
+      if (base === null || v.paths === null) {
+        out.push(workResult(lw, metaOf(v.meta), base, null, base === null ? baseError : v.error));
+        continue;
+      }
+      if (v.meta.aa) {
+        out.push(workResult(lw, metaOf(v.meta), base, base.work, null));
+        continue;
+      }
+      try {
+        const ours = await recordWork(lw, CLI, v.paths, optimize, join(dir, `v${k}`), timeoutMs);
+        const row = workResult(lw, metaOf(v.meta), base, ours, null);
+        log(`  ${lw.workload.name} ${variantLabel(v.meta)}: instructions ×${row.instructionRatio?.toFixed(4)}, calls ×${row.callRatio?.toFixed(4)} (${row.addedCalls! >= 0 ? "+" : ""}${row.addedCalls})`);
+        out.push(row);
+      } catch (err) {
+        out.push(workResult(lw, metaOf(v.meta), base, null, `executed work: ${errText(err)}`));
+      }
+    }
+    return out;
   }
 
   private meta(names: readonly string[], optimize: readonly boolean[], target: SizeTarget, profileGuided: boolean, sizes: ModuleSizes[]): RuntimeMeta {
@@ -799,7 +862,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   // The engines first: a missing binary should stop the run before the long size part, not after it.
   const engines: Engine[] = [];
-  if (opts.runtime) {
+  if (opts.runtime && !opts.workOnly) {
     for (const name of opts.engines) {
       try {
         const e = resolveEngine(name, { log });
@@ -814,6 +877,7 @@ export async function main(argv: string[]): Promise<number> {
   const bench = new Bench(opts, engines);
   const files: FileResult[] = [];
   const runtime: RuntimeResult[] = [];
+  const work: WorkResult[] = [];
   const errors: string[] = [];
   try {
     for (const [i, e] of entries.entries()) {
@@ -828,7 +892,10 @@ export async function main(argv: string[]): Promise<number> {
       const ok = new Set(files.filter((f) => f.ours !== null).map((f) => f.name));
       for (const lw of loaded) {
         try {
-          for (const res of await bench.runWorkload(lw, ok)) {
+          const done = await bench.runWorkload(lw, ok);
+          work.push(...done.work);
+          for (const w of done.work) if (w.error) errors.push(`workload ${w.workload}: ${w.error}`);
+          for (const res of done.rows) {
             runtime.push(res);
             for (const f of files) if (res.modules.includes(f.name) && !f.workloads.includes(res.workload)) f.workloads.push(res.workload);
             if (res.error) log(`  error: ${res.error}`);
@@ -879,9 +946,11 @@ export async function main(argv: string[]): Promise<number> {
       ci: RATIO_CI_METHOD,
       binaryenPasses: BINARYEN_PASSES_METHOD,
       ...(opts.profileGuided ? { profileGuided: PROFILE_GUIDED_METHOD } : {}),
+      ...(opts.runtime && opts.work ? { work: WORK_METHOD } : {}),
     },
     files,
     runtime,
+    ...(opts.runtime && opts.work ? { work } : {}),
     errors,
     summary: summarize(files, runtime, opts.targets, opts.timeTargets),
   };

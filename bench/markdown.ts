@@ -23,6 +23,28 @@ export function fmtKiB(k: number | null | undefined): string {
   return `${(k / 1024).toFixed(0)} MiB`;
 }
 
+/** One row per workload and variant: the counts of both sides, their ratios, the calls added. */
+function workTable(r: BenchResults): string {
+  const n = (x: number): string => x.toLocaleString("en-US");
+  const rows = (r.work ?? []).map((w) => [
+    w.workload,
+    variantLabel(w),
+    w.baseline ? n(w.baseline.instructions) : "-",
+    w.ours ? n(w.ours.instructions) : "-",
+    fmtRatio(w.instructionRatio),
+    w.baseline ? n(w.baseline.calls) : "-",
+    w.ours ? n(w.ours.calls) : "-",
+    fmtRatio(w.callRatio),
+    w.addedCalls === null ? "-" : `${w.addedCalls > 0 ? "+" : ""}${n(w.addedCalls)}`,
+    w.error ?? (w.deterministic ? "" : "the -Oz side's two recordings differ: counts are not exact"),
+  ]);
+  return table(
+    ["workload", "variant", "instructions -Oz", "instructions ours", "ratio", "calls -Oz", "calls ours", "ratio", "calls added", "note"],
+    rows,
+    ["l", "l", "r", "r", "r", "r", "r", "r", "r", "l"],
+  );
+}
+
 function table(header: string[], rows: string[][], align: ("l" | "r")[]): string {
   const sep = align.map((a) => (a === "r" ? "---:" : ":---"));
   const line = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
@@ -248,8 +270,11 @@ export function renderMarkdown(r: BenchResults): string {
     if (hasVariants(r)) {
       parts.push("### Sizes of the modules in the runtime rows (ratio = output / -Oz baseline)\n\n" + runtimeSizes(r));
     }
-  } else {
+  } else if ((r.work ?? []).length === 0) {
     parts.push("### Runtime of the behaviour workloads\n\n_Not measured (no workload uses the selected modules, or --no-runtime)._");
+  }
+  if ((r.work ?? []).length > 0) {
+    parts.push("### Executed work per workload run (exact counts from instrumented runs; ratio = ours / -Oz)\n\n" + workTable(r));
   }
   parts.push("### Our passes\n\n" + passesTable(r));
   parts.push("### Binaryen's size passes on the -Oz baseline (ratio of file bytes, bytes changed, gzip ratio)\n\n" + binaryenTable(r));
@@ -266,6 +291,7 @@ export function renderMarkdown(r: BenchResults): string {
         `- feature flags: ${r.methods.features}`,
         `- Binaryen passes: ${r.methods.binaryenPasses}`,
         ...(r.methods.profileGuided ? [`- profile-guided: ${r.methods.profileGuided}`] : []),
+        ...(r.methods.work ? [`- executed work: ${r.methods.work}`] : []),
       ].join("\n"),
   );
   return parts.join("\n\n") + "\n";

@@ -6,6 +6,7 @@ import type { Sizes } from "./sizes.js";
 import type { RatioInterval } from "./stats.js";
 import type { Tiering } from "./engines.js";
 import type { SizeTarget } from "../src/size-target.js";
+import type { ExecutedWork } from "../src/profile/executed-work.js";
 
 export interface SizeRatios {
   file: number;
@@ -181,6 +182,29 @@ export interface RuntimeResult extends Partial<RuntimeVariant>, Partial<RuntimeE
   error: string | null;
 }
 
+/**
+ * Executed work of one workload run, per variant (bench/work.ts): exact counts from instrumented runs, the same
+ * for every engine and tiering mode. Absent in results from before it was measured.
+ */
+export interface WorkResult {
+  workload: string;
+  target?: SizeTarget;
+  profileGuided?: boolean;
+  aa?: boolean;
+  optimizedModules: string[];
+  identicalBytes: boolean;
+  /** Summed over the optimized modules: the -Oz side (first of two recordings) and ours; null if a recording failed. */
+  baseline: ExecutedWork | null;
+  ours: ExecutedWork | null;
+  /** The two recordings of the -Oz side gave the same counts. */
+  deterministic: boolean;
+  /** ours / -Oz: instructions and calls executed; and ours - -Oz calls. */
+  instructionRatio: number | null;
+  callRatio: number | null;
+  addedCalls: number | null;
+  error: string | null;
+}
+
 export interface FileResult {
   name: string;
   package: string;
@@ -289,9 +313,13 @@ export interface BenchResults {
     binaryenPasses: string;
     /** How profile-guided rows were made (absent without --profile-guided). */
     profileGuided?: string;
+    /** How the executed work was counted (absent without it). */
+    work?: string;
   };
   files: FileResult[];
   runtime: RuntimeResult[];
+  /** Executed work per workload and variant (absent in results from before it was measured, or with --no-work). */
+  work?: WorkResult[];
   /** Problems that are not tied to one file (a workload that failed to load ...). */
   errors: string[];
   summary: Summary;

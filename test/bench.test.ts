@@ -228,6 +228,22 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     assert.equal(w.slowdown.halfWidth, null);
     assert.ok(w.cpuSlowdown.ratio > 0);
     assert.deepEqual(f.workloads, ["md5-smoke"]);
+    // Executed work: one row per variant (not per engine and mode), exact and deterministic.
+    assert.match(r.stdout, /^### Executed work per workload run /m);
+    assert.deepEqual(
+      res.work?.map((x) => (x.aa ? "A/A" : `${x.target}${x.profileGuided ? ", profile-guided" : ""}`)),
+      ["A/A", "raw", "raw, profile-guided", "balanced", "balanced, profile-guided"],
+    );
+    for (const x of res.work!) {
+      assert.equal(x.error, null);
+      assert.equal(x.deterministic, true, "the same run counted twice gives the same counts");
+      assert.ok(x.baseline && x.baseline.instructions > 1000 && x.baseline.calls > 0, "Hash_Update's loop ran");
+      assert.ok(x.ours && x.instructionRatio !== null && x.callRatio !== null);
+      assert.equal(x.addedCalls, x.ours.calls - x.baseline.calls);
+      if (x.identicalBytes) assert.deepEqual(x.ours, x.baseline, "identical bytes execute identical work");
+      assert.match(r.stdout, new RegExp(`^\\| md5-smoke \\| ${x.aa ? "A/A" : x.target + (x.profileGuided ? ", profile-guided" : "")} \\| [\\d,]+ \\| [\\d,]+ \\| \\d\\.\\d{4} \\| [\\d,]+ \\| [\\d,]+ \\| \\d\\.\\d{4} \\| [+-]?[\\d,]+ \\|`, "m"));
+    }
+    assert.ok(res.methods.work && res.methods.work.length > 20);
     // Summary and methods.
     assert.ok(res.summary.geomeanRatio && Math.abs(res.summary.geomeanRatio.file - f.ratio.file) < 1e-12);
     assert.equal(res.summary.files, 1);
@@ -244,6 +260,32 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     const urls = (html.match(/https?:\/\/[^"'\s<)]+/g) ?? []).filter((u) => u !== "http://www.w3.org/2000/svg");
     assert.deepEqual(urls, [], "no URLs besides the SVG namespace");
     assert.deepEqual(readdirSync(out).sort(), ["latest.html", "latest.json"], "no temporary files left behind");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("bench --work-only counts the executed work without timing anything or resolving engines", () => {
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-bench-test-"));
+  try {
+    const wdir = join(dir, "workloads");
+    mkdirSync(wdir);
+    writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
+    writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
+    const out = join(dir, "results");
+    // an engine that does not exist: --work-only must not look for it
+    const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--no-timing", "--work-only", "--engines", "node7", "--runtime-targets", "raw", "--out", out, "--workloads", wdir], {
+      encoding: "utf8",
+      timeout: 180_000,
+    });
+    assert.equal(r.status, 0, `bench failed:\n${r.stderr}`);
+    const res = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as BenchResults;
+    assert.deepEqual(res.runtime, [], "no timed rows");
+    assert.equal(res.work?.length, 1);
+    assert.equal(res.work![0]!.target, "raw");
+    assert.equal(res.work![0]!.deterministic, true);
+    assert.match(r.stdout, /^\| md5-smoke \| raw \| [\d,]+ \|/m);
+    assert.doesNotMatch(r.stdout, /_Not measured/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
