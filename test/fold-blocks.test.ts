@@ -120,6 +120,34 @@ test("a local the region carries around an enclosing loop is handed back", async
   sameBehaviour(r.input, r.binary, [["a", [5]], ["a", [40]], ["b", [9]], ["b", [77]], ["c", [100]]]);
 });
 
+test("a local the region writes is handed back only if it is read after the region (shared liveness)", async () => {
+  // local 1 is read before the block and written inside it; after the block only local 2 is read,
+  // and the second function overwrites local 1 before reading it again
+  const wat = (after: string) => `(module (memory 1)
+    (func (export "a") (param i32) (result i32) (local i32 i32)
+      (local.set 1 (i32.add (local.get 0) (i32.const 1)))
+      (local.set 2 (local.get 1))
+      ${WORK("0", "1")}
+      ${after})
+    (func (export "b") (param i32) (result i32) (local i32 i32)
+      (local.set 1 (i32.sub (local.get 0) (i32.const 1)))
+      (local.set 2 (i32.mul (local.get 1) (i32.const 3)))
+      ${WORK("0", "1")}
+      (local.set 1 (i32.const 9))
+      (i32.add (local.get 1) (local.get 2))))`;
+  const dead = await fold(wat("(i32.add (local.get 2) (i32.load (i32.const 64)))"));
+  assert.equal(dead.stats.blocksFolded, 1);
+  const newFunc = dead.m.functions[dead.m.functions.length - 1]!;
+  assert.deepEqual((dead.m.types[newFunc.typeIndex]!.composite as { results: unknown[] }).results, [], "nothing handed back");
+  assert.doesNotMatch(dead.text.split("\n---\n")[0]!, /call 2\s+local\.set 1/);
+  sameBehaviour(dead.input, dead.binary, [...inputs("a"), ...inputs("b")]);
+  // read after the block in one function: handed back at every site
+  const live = await fold(wat("(i32.add (local.get 1) (local.get 2))"));
+  assert.equal(live.stats.blocksFolded, 1);
+  assert.match(live.text.split("\n---\n")[0]!, /call 2\s+local\.set 1/);
+  sameBehaviour(live.input, live.binary, [...inputs("a"), ...inputs("b")]);
+});
+
 // An error path that returns: identical in both functions.
 const TAIL = `(if (i32.lt_s (local.get 0) (i32.const 0)) (then
       (i32.store (i32.const 16) (i32.mul (local.get 0) (i32.const -7)))

@@ -11,6 +11,7 @@ import type { Func, Module } from "../../ir/module.js";
 import type { ValType } from "../../ir/types.js";
 import { isDefaultable } from "../../analysis/typecontext.js";
 import { funcEntrySize } from "../../analysis/sizes.js";
+import { computeLiveness, type Liveness } from "../../analysis/liveness.js";
 import type { LocalUse } from "./canon.js";
 import { BLOCK, END, IF, LOOP, type Region } from "./regions.js";
 
@@ -27,6 +28,8 @@ export interface FuncInfo {
   localTypes: ValType[];
   /** local.get count per local in the whole body (counted by readsOf when first needed). */
   reads: Int32Array | null;
+  /** Liveness of the body's locals (computed when first needed; null if the body is too large to analyse). */
+  liveness?: Liveness | null;
   results: ValType[];
 }
 
@@ -72,6 +75,27 @@ export function readsOf(info: FuncInfo): Int32Array {
   return (info.reads = reads);
 }
 
+/** The shared liveness of the function's locals, computed once per FuncInfo. */
+function livenessOf(info: FuncInfo): Liveness | null {
+  if (info.liveness === undefined) info.liveness = computeLiveness(info.body, info.localTypes.length);
+  return info.liveness;
+}
+
+/**
+ * True if the site's local `l`, which the region writes, may be read after
+ * the region before it is written again (so the new function must hand it
+ * back). From the shared liveness: after the region's last instruction, on
+ * every way control goes on, including around an enclosing loop into the
+ * region itself. Without liveness (a body too large to analyse): read
+ * anywhere else in the function, or read in the region while an enclosing
+ * loop can run it again.
+ */
+function liveAfterRegion(s: Site, l: number, readsInRegion: number): boolean {
+  const lv = livenessOf(s.info);
+  if (lv) return lv.liveAfter(s.region.end - 1, l);
+  return readsOf(s.info)[l]! - readsInRegion > 0 || (s.region.inLoop && readsInRegion > 0);
+}
+
 /** Parameters and results of a block type word. */
 export function blockSig(m: Module, bt: number): { params: ValType[]; results: ValType[] } | null {
   if (bt === BLOCK_EMPTY) return { params: [], results: [] };
@@ -91,12 +115,7 @@ export function shapeOf(m: Module, g: Group, sites: readonly Site[], o: FoldOpti
   if (!r.tail) {
     for (let c = 0; c < n; c++) {
       if (!use.written[c]) continue;
-      out[c] = sites.some((s) => {
-        const l = s.locals[c]!;
-        // conservative liveness: read anywhere else in the function, or read
-        // here while an enclosing loop can run the region again
-        return readsOf(s.info)[l]! - use.reads[c]! > 0 || (s.region.inLoop && use.reads[c]! > 0);
-      });
+      out[c] = sites.some((s) => liveAfterRegion(s, s.locals[c]!, use.reads[c]!));
     }
   }
   const paramLocals: number[] = [];
