@@ -195,6 +195,8 @@ export interface WorkResult {
   identicalBytes: boolean;
   /** Summed over the optimized modules: the -Oz side (first of two recordings) and ours; null if a recording failed. */
   baseline: ExecutedWork | null;
+  /** The -Oz side's second recording: where it differs from the first, the workload itself varies by that much (optional: absent in older results). */
+  baselineAgain?: ExecutedWork | null;
   ours: ExecutedWork | null;
   /** The two recordings of the -Oz side gave the same counts. */
   deterministic: boolean;

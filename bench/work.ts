@@ -51,11 +51,18 @@ export async function recordBaselineWork(
   optimize: readonly boolean[],
   dir: string,
   timeoutMs: number,
-): Promise<{ work: ExecutedWork; deterministic: boolean }> {
+): Promise<BaselineWork> {
   const a = await recordWork(lw, cli, basePaths, optimize, join(dir, "a"), timeoutMs);
   const b = await recordWork(lw, cli, basePaths, optimize, join(dir, "b"), timeoutMs);
   const same = a.instructions === b.instructions && a.calls === b.calls && a.indirectCalls === b.indirectCalls;
-  return { work: a, deterministic: same };
+  return { work: a, again: b, deterministic: same };
+}
+
+/** The -Oz side's two recordings: the first is the reference, the second shows how much the workload itself varies. */
+export interface BaselineWork {
+  work: ExecutedWork;
+  again: ExecutedWork;
+  deterministic: boolean;
 }
 
 /** ours / baseline for one count; 1 when both are 0. */
@@ -67,7 +74,7 @@ export function workRatio(base: number, ours: number): number {
 export function workResult(
   lw: LoadedWorkload,
   meta: Pick<WorkResult, "target" | "profileGuided" | "aa" | "optimizedModules" | "identicalBytes">,
-  base: { work: ExecutedWork; deterministic: boolean } | null,
+  base: BaselineWork | null,
   ours: ExecutedWork | null,
   error: string | null,
 ): WorkResult {
@@ -75,6 +82,7 @@ export function workResult(
     workload: lw.workload.name,
     ...meta,
     baseline: base?.work ?? null,
+    baselineAgain: base?.again ?? null,
     ours,
     deterministic: base?.deterministic ?? false,
     instructionRatio: base && ours ? workRatio(base.work.instructions, ours.instructions) : null,

@@ -244,6 +244,16 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
       assert.match(r.stdout, new RegExp(`^\\| md5-smoke \\| ${x.aa ? "A/A" : x.target + (x.profileGuided ? ", profile-guided" : "")} \\| [\\d,]+ \\| [\\d,]+ \\| \\d\\.\\d{4} \\| [\\d,]+ \\| [\\d,]+ \\| \\d\\.\\d{4} \\| [+-]?[\\d,]+ \\|`, "m"));
     }
     assert.ok(res.methods.work && res.methods.work.length > 20);
+    // A workload that does not run the same way twice: the row says by how much (re-rendered from edited results).
+    const edited = structuredClone(res);
+    const w0 = edited.work![1]!;
+    w0.deterministic = false;
+    w0.baselineAgain = { ...w0.baseline!, instructions: Math.round(w0.baseline!.instructions * 1.001), calls: w0.baseline!.calls };
+    const editedJson = join(dir, "edited.json");
+    writeFileSync(editedJson, JSON.stringify(edited));
+    const rendered = spawnSync(process.execPath, [BENCH, "--render", editedJson], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(rendered.status, 0, rendered.stderr);
+    assert.match(rendered.stdout, /^\| md5-smoke \| raw \| .*\| the workload varies: two -Oz runs differ by 0\.\d{3} % in instructions, 0\.000 % in calls \|$/m);
     // Summary and methods.
     assert.ok(res.summary.geomeanRatio && Math.abs(res.summary.geomeanRatio.file - f.ratio.file) < 1e-12);
     assert.equal(res.summary.files, 1);
