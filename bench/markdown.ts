@@ -28,7 +28,10 @@ function workloadVaries(w: WorkResult): string {
   const a = w.baseline;
   const b = w.baselineAgain;
   if (!a || !b) return "the -Oz side's two recordings differ: counts are not exact";
-  const pct = (x: number, y: number): string => `${(((y - x) / x) * 100).toFixed(3)} %`;
+  const pct = (x: number, y: number): string => {
+    const d = ((y - x) / x) * 100;
+    return `${d === 0 || Math.abs(d) >= 0.001 ? d.toFixed(3) : d.toPrecision(2)} %`;
+  };
   return `the workload varies: two -Oz runs differ by ${pct(a.instructions, b.instructions)} in instructions, ${pct(a.calls, b.calls)} in calls`;
 }
 
@@ -45,7 +48,7 @@ function workTable(r: BenchResults): string {
     w.ours ? n(w.ours.calls) : "-",
     fmtRatio(w.callRatio),
     w.addedCalls === null ? "-" : `${w.addedCalls > 0 ? "+" : ""}${n(w.addedCalls)}`,
-    w.error ?? (w.deterministic ? "" : workloadVaries(w)),
+    [w.error ?? (w.deterministic ? "" : workloadVaries(w)), w.identicalBytes && !w.aa ? "our modules are byte-identical to -Oz's" : ""].filter(Boolean).join("; "),
   ]);
   return table(
     ["workload", "variant", "instructions -Oz", "instructions ours", "ratio", "calls -Oz", "calls ours", "ratio", "calls added", "note"],
