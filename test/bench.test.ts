@@ -253,7 +253,7 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
     writeFileSync(editedJson, JSON.stringify(edited));
     const rendered = spawnSync(process.execPath, [BENCH, "--render", editedJson], { encoding: "utf8", timeout: 60_000 });
     assert.equal(rendered.status, 0, rendered.stderr);
-    assert.match(rendered.stdout, /^\| md5-smoke \| raw \| .*\| the workload varies: two -Oz runs differ by 0\.\d{3} % in instructions, 0\.000 % in calls \|$/m);
+    assert.match(rendered.stdout, /^\| md5-smoke \| raw \| .*\| the workload varies: two -Oz runs differ by 0\.\d{3} % in instructions, 0\.000 % in calls(; our modules are byte-identical to -Oz's)? \|$/m);
     // Summary and methods.
     assert.ok(res.summary.geomeanRatio && Math.abs(res.summary.geomeanRatio.file - f.ratio.file) < 1e-12);
     assert.equal(res.summary.files, 1);
