@@ -1,0 +1,250 @@
+// The oracle of the debug-info checks (test/dwarf.test.ts, the source-map
+// tests, scripts/debug-info-check.ts): what llvm-dwarfdump-19 (Debian's
+// llvm-19) reads from a module's DWARF, and the comparison of an input's and
+// an output's locations over aligned instructions (test/instr-align.ts).
+// None of it uses the optimizer's own record of where code came from.
+
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encode, type SourceMapSegment } from "@jridgewell/sourcemap-codec";
+import { readModule } from "../src/binary/reader.js";
+import { sectionSpans } from "../src/binary/sections.js";
+import type { MergeMapEntry } from "../src/passes/merge-map.js";
+import { align, instructions } from "./instr-align.js";
+
+export const DWARFDUMP = "llvm-dwarfdump-19";
+export const haveDwarfdump = (): boolean => spawnSync(DWARFDUMP, ["--version"]).status === 0;
+
+let dir: string | null = null;
+let files = 0;
+/** Runs llvm-dwarfdump on `bytes` (written to a temporary file). */
+export function dwarfdump(bytes: Uint8Array, ...args: string[]): { status: number | null; stdout: string } {
+  if (!dir) {
+    const d = mkdtempSync(join(tmpdir(), "wasm-compact-dwarf-"));
+    dir = d;
+    process.on("exit", () => rmSync(d, { recursive: true, force: true }));
+  }
+  const f = join(dir, `m${files++}.wasm`);
+  writeFileSync(f, bytes);
+  const r = spawnSync(DWARFDUMP, [...args, f], { encoding: "utf8", maxBuffer: 1 << 28 });
+  rmSync(f, { force: true });
+  return { status: r.status, stdout: r.stdout };
+}
+
+export interface LineSeq {
+  addrs: number[];
+  /** "file:line:column" of each row. */
+  locs: string[];
+  end: number;
+}
+
+export const codeStart = (b: Uint8Array): number => sectionSpans(b).find((s) => s.id === 10)!.payload;
+
+/** Function bodies of `b` as code-section offsets [start, end) (after each body's size). */
+function bodySpans(b: Uint8Array): [number, number][] {
+  const m = readModule(b);
+  const start = codeStart(b);
+  return m.functions.map((f) => [f.rawOffset - start, f.rawOffset - start + f.raw!.length]);
+}
+
+/**
+ * The line tables as llvm-dwarfdump reads them: sequences of (address,
+ * "file:line:column"), sorted by first address. Where two sequences overlap,
+ * one that runs past the end of the function it begins in is left out: it
+ * is the rows of another copy of the function, which wasm-ld points at the
+ * copy it kept (C++ inline functions and templates have one per object file).
+ */
+export function lineTable(bytes: Uint8Array): LineSeq[] {
+  const out: LineSeq[] = [];
+  let names = new Map<number, string>();
+  let fileIndex = -1;
+  let cur: LineSeq = { addrs: [], locs: [], end: 0 };
+  for (const line of dwarfdump(bytes, "--debug-line").stdout.split("\n")) {
+    if (line.startsWith("debug_line[")) names = new Map();
+    let m = /^file_names\[\s*(\d+)\]:/.exec(line);
+    if (m) fileIndex = Number(m[1]);
+    m = /^\s+name: "(.*)"$/.exec(line);
+    if (m && fileIndex >= 0) names.set(fileIndex, m[1]!);
+    m = /^0x([0-9a-f]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+(?:\s+\d+)?\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const addr = parseInt(m[1]!, 16);
+    if (m[5]!.includes("end_sequence")) {
+      cur.end = addr;
+      if (cur.addrs.length > 0) out.push(cur);
+      cur = { addrs: [], locs: [], end: 0 };
+      continue;
+    }
+    cur.addrs.push(addr);
+    cur.locs.push(`${names.get(Number(m[4])) ?? `#${m[4]}`}:${m[2]}:${m[3]}`);
+  }
+  out.sort((a, b) => a.addrs[0]! - b.addrs[0]!);
+  const spans = bodySpans(bytes);
+  const crosses = (s: LineSeq): boolean => {
+    const f = spans.find(([lo, hi]) => lo <= s.addrs[0]! && s.addrs[0]! < hi);
+    return f !== undefined && s.end > f[1];
+  };
+  return out.filter((s, k) => {
+    const overlaps = out.some((t, j) => j !== k && t.addrs[0]! < s.end && s.addrs[0]! < t.end);
+    return !(overlaps && crosses(s));
+  });
+}
+
+/** The location in effect at code address `addr` (the last row at or before it in its sequence), or "-". */
+export function locate(seqs: readonly LineSeq[], addr: number): string {
+  for (const s of seqs) {
+    if (s.addrs[0]! > addr || addr >= s.end) continue;
+    let k = s.addrs.length - 1;
+    while (s.addrs[k]! > addr) k--;
+    return s.locs[k]!;
+  }
+  return "-";
+}
+
+/**
+ * A wasm source map of `bytes` made from its line tables (`seqs`), as
+ * Emscripten's wasm-sourcemap.py makes one: each row becomes a mapping at its
+ * address plus the code section's file offset; rows of line 0 and the ends
+ * of sequences become unmapped segments.
+ */
+export function sourceMapFromLines(bytes: Uint8Array, seqs: readonly LineSeq[]): string {
+  const at0 = codeStart(bytes);
+  const sources: string[] = [];
+  const index = new Map<string, number>();
+  const byOffset = new Map<number, SourceMapSegment>();
+  const ends: number[] = [];
+  for (const s of seqs) {
+    s.addrs.forEach((a, k) => {
+      const [, file, line, col] = /^(.*):(\d+):(\d+)$/.exec(s.locs[k]!)!;
+      if (Number(line) === 0) return void byOffset.set(at0 + a, [at0 + a]);
+      let si = index.get(file!);
+      if (si === undefined) index.set(file!, (si = sources.push(file!) - 1));
+      byOffset.set(at0 + a, [at0 + a, si, Number(line) - 1, Number(col)]);
+    });
+    ends.push(at0 + s.end);
+  }
+  // a sequence's end is unmapped unless another sequence begins there
+  for (const e of ends) if (!byOffset.has(e)) byOffset.set(e, [e]);
+  const segs = [...byOffset.values()].sort((a, b) => a[0] - b[0]);
+  return JSON.stringify({ version: 3, sources, names: [], mappings: encode([segs]) });
+}
+
+export interface Sub {
+  lo: number;
+  hi: number;
+  name: string;
+}
+
+/** Subprograms with a low_pc/high_pc in llvm-dwarfdump's dump of .debug_info (the tombstone left out). */
+export function subprograms(text: string): Sub[] {
+  const out: Sub[] = [];
+  let cur: Partial<Sub> | null = null;
+  const flush = (): void => {
+    if (cur && cur.lo !== undefined && cur.hi !== undefined && cur.lo !== 0xffffffff) out.push({ lo: cur.lo, hi: cur.hi, name: cur.name ?? "?" });
+    cur = null;
+  };
+  for (const line of text.split("\n")) {
+    if (/DW_TAG_/.test(line)) {
+      flush();
+      if (/DW_TAG_subprogram/.test(line)) cur = {};
+      continue;
+    }
+    if (!cur) continue;
+    let m = /DW_AT_low_pc\s+\((?:indexed \([0-9a-fx]+\) address = )?0x([0-9a-f]+)/.exec(line);
+    if (m) cur.lo = parseInt(m[1]!, 16);
+    m = /DW_AT_high_pc\s+\(0x([0-9a-f]+)\)/.exec(line);
+    if (m) cur.hi = parseInt(m[1]!, 16);
+    m = /DW_AT_(?:name|abstract_origin)\s+\((?:0x[0-9a-f]+ )?"(.*)"\)/.exec(line);
+    if (m && !cur.name) cur.name = m[1]!;
+  }
+  flush();
+  return out;
+}
+
+export const functionAt = (subs: readonly Sub[], addr: number): string => subs.find((s) => s.lo <= addr && addr < s.hi)?.name ?? "-";
+
+/** What the comparison found. */
+export interface Comparison {
+  /** Aligned instructions whose input instruction has a location, and how many of them have another in the output. */
+  checked: number;
+  wrong: number;
+  /** Call-site glue (test/instr-align.ts markGlue) with a location expected, and how many have another. */
+  glue: number;
+  glueWrong: number;
+  /** Functions whose first instruction lies in a subprogram in the input, and those that lie in another in the output. */
+  functions: number;
+  wrongFunctions: string[];
+  /** Up to 5 mismatches, described. */
+  examples: string[];
+}
+
+export interface CompareOptions {
+  /** The input's location of file offset `o` ("-": none). */
+  whereIn: (o: number) => string;
+  whereOut: (o: number) => string;
+  mergeMap: readonly MergeMapEntry[];
+  /** For the subprogram check: the subprogram names at file offsets of the input and of the output. */
+  subprogramIn?: (o: number) => string;
+  subprogramOut?: (o: number) => string;
+}
+
+/**
+ * Compares what the input's and the output's debug info say about every
+ * aligned instruction (per function, by name). Functions that stand for
+ * several (folded, merged, thunks: the merge map's other entries) keep the
+ * lines of one by design and are left out. Call-site glue (the call to an
+ * extracted function and its marshalling) must have the location of the
+ * code it replaced: the first input instruction the alignment leaves
+ * unpaired at its place.
+ */
+export function compareLocations(input: Uint8Array, output: Uint8Array, o: CompareOptions): Comparison {
+  const shared = new Set(o.mergeMap.filter((e) => e.became !== "extracted").flatMap((e) => [e.function.name ?? "", e.into.name ?? ""]));
+  const extracted = new Set(o.mergeMap.filter((e) => e.became === "extracted").map((e) => e.into.name ?? ""));
+  const before = instructions(readModule(input));
+  const after = instructions(readModule(output), extracted);
+  const c: Comparison = { checked: 0, wrong: 0, glue: 0, glueWrong: 0, functions: 0, wrongFunctions: [], examples: [] };
+  const miss = (what: string): void => void (c.examples.length < 5 && c.examples.push(what));
+  for (const [name, outs] of after) {
+    const ins = before.get(name);
+    if (!ins || shared.has(name)) continue;
+    const pairs = align(ins, outs);
+    if (o.subprogramIn && o.subprogramOut && pairs.length > 0) {
+      const [i, j] = pairs[0]!;
+      const want = o.subprogramIn(ins[i]!.offset);
+      if (want !== "-") {
+        c.functions++;
+        const got = o.subprogramOut(outs[j]!.offset);
+        if (got !== want) c.wrongFunctions.push(`${name}: ${got}, input ${want}`);
+      }
+    }
+    // glue: the first input instruction after the last pair before it
+    let p = 0;
+    for (let j = 0; j < outs.length; j++) {
+      while (p < pairs.length && pairs[p]![1] < j) p++;
+      if (p < pairs.length && pairs[p]![1] === j) {
+        const i = pairs[p]![0];
+        const want = o.whereIn(ins[i]!.offset);
+        if (want === "-") continue;
+        c.checked++;
+        const got = o.whereOut(outs[j]!.offset);
+        if (got !== want) {
+          c.wrong++;
+          miss(`${name} #${j} ${outs[j]!.key}: ${got}, input #${i} ${want}`);
+        }
+      } else if (outs[j]!.glue) {
+        const site = p > 0 ? pairs[p - 1]![0] + 1 : 0;
+        if (site >= ins.length) continue;
+        const want = o.whereIn(ins[site]!.offset);
+        if (want === "-") continue;
+        c.glue++;
+        const got = o.whereOut(outs[j]!.offset);
+        if (got !== want) {
+          c.glueWrong++;
+          miss(`${name} #${j} ${outs[j]!.key} (glue): ${got}, site input #${site} ${want}`);
+        }
+      }
+    }
+  }
+  return c;
+}
