@@ -19,12 +19,18 @@ export interface Instr {
  * Each named defined function's instructions: a key (opcode and immediates,
  * callees by name, locals left out) and its file offset. `extracted` names
  * functions a pass created from code it took out of others (the merge map's
- * "extracted" entries): the call sites to them are marked as glue.
+ * "extracted" entries): the call sites to them are marked as glue. `folded`
+ * renames callees (the merge map's "folded" entries: a call to the function
+ * now calls the one it was folded into).
  */
-export function instructions(m: Module, extracted: ReadonlySet<string> = new Set()): Map<string, Instr[]> {
+export function instructions(m: Module, extracted: ReadonlySet<string> = new Set(), folded: ReadonlyMap<string, string> = new Map()): Map<string, Instr[]> {
   decodeAllBodies(m);
   const out = new Map<string, Instr[]>();
-  const nameOf = (fi: number): string => m.names?.functions.get(fi) ?? `#${fi}`;
+  const nameOf = (fi: number): string => {
+    let n = m.names?.functions.get(fi) ?? `#${fi}`;
+    for (let k = 0; k < 8 && folded.has(n); k++) n = folded.get(n)!;
+    return n;
+  };
   m.functions.forEach((f, k) => {
     const name = m.names?.functions.get(m.numImportedFuncs + k);
     if (!name || !f.body) return;
