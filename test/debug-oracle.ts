@@ -12,7 +12,7 @@ import { encode, type SourceMapSegment } from "@jridgewell/sourcemap-codec";
 import { readModule } from "../src/binary/reader.js";
 import { sectionSpans } from "../src/binary/sections.js";
 import type { MergeMapEntry } from "../src/passes/merge-map.js";
-import { align, instructions } from "./instr-align.js";
+import { align, instructions, type Instr } from "./instr-align.js";
 
 export const DWARFDUMP = "llvm-dwarfdump-19";
 export const haveDwarfdump = (): boolean => spawnSync(DWARFDUMP, ["--version"]).status === 0;
@@ -195,8 +195,11 @@ export interface CompareOptions {
  * several (folded, merged, thunks: the merge map's other entries) keep the
  * lines of one by design and are left out. Call-site glue (the call to an
  * extracted function and its marshalling) must have the location of the
- * code it replaced: the first input instruction the alignment leaves
- * unpaired at its place.
+ * first instruction of the code it replaced. To find that code, the
+ * extracted function's body stands in the output's sequence at its call
+ * while aligning: the input instructions it pairs with are the ones that
+ * moved (the alignment alone would pair glue's `local.get`s, or an `end`
+ * just before the site, with equal instructions of the moved code).
  */
 export function compareLocations(input: Uint8Array, output: Uint8Array, o: CompareOptions): Comparison {
   const shared = new Set(o.mergeMap.filter((e) => e.became !== "extracted").flatMap((e) => [e.function.name ?? "", e.into.name ?? ""]));
@@ -206,47 +209,133 @@ export function compareLocations(input: Uint8Array, output: Uint8Array, o: Compa
   const before = instructions(readModule(input), new Set(), folded);
   const after = instructions(readModule(output), extracted);
   const c: Comparison = { checked: 0, wrong: 0, glue: 0, glueWrong: 0, functions: 0, wrongFunctions: [], examples: [] };
-  const miss = (what: string): void => void (c.examples.length < (process.env.EXAMPLES ? 1e6 : 5) && c.examples.push(what));
+  const miss = (what: string): void => void (c.examples.length < 5 && c.examples.push(what));
   for (const [name, outs] of after) {
     const ins = before.get(name);
     if (!ins || shared.has(name)) continue;
-    const pairs = align(ins, outs);
-    if (o.subprogramIn && o.subprogramOut && pairs.length > 0) {
-      const [i, j] = pairs[0]!;
-      const want = o.subprogramIn(ins[i]!.offset);
+    // the sequence aligned: the output's instructions (at >= 0: index in outs), with each glue call's callee body before it (at: -1 - index of the call)
+    const seq: Instr[] = [];
+    const at: number[] = [];
+    outs.forEach((x, j) => {
+      const call = x.glue ? /^glue (?:call|return_call) (.*)$/.exec(x.key) : null;
+      for (const y of call ? spliced(after.get(call[1]!) ?? []) : []) {
+        seq.push(y);
+        at.push(-1 - j);
+      }
+      seq.push(x);
+      at.push(j);
+    });
+    const pairs = align(ins, seq);
+    const store = storesAfterGlue(outs, seq, at, pairs);
+    if (o.subprogramIn && o.subprogramOut) {
+      const first = pairs.find(([, k]) => at[k]! >= 0);
+      const want = first ? o.subprogramIn(ins[first[0]]!.offset) : "-";
       if (want !== "-") {
         c.functions++;
-        const got = o.subprogramOut(outs[j]!.offset);
+        const got = o.subprogramOut(outs[at[first![1]]!]!.offset);
         if (got !== want) c.wrongFunctions.push(`${name}: ${got}, input ${want}`);
       }
     }
-    // glue: the first input instruction after the last pair before it
-    let p = 0;
-    for (let j = 0; j < outs.length; j++) {
-      while (p < pairs.length && pairs[p]![1] < j) p++;
-      if (p < pairs.length && pairs[p]![1] === j) {
-        const i = pairs[p]![0];
-        const want = o.whereIn(ins[i]!.offset);
-        if (want === "-") continue;
-        c.checked++;
-        const got = o.whereOut(outs[j]!.offset);
-        if (got !== want) {
-          c.wrong++;
-          miss(`${name} #${j} ${outs[j]!.key}: ${got}, input #${i} ${want}`);
-        }
-      } else if (outs[j]!.glue) {
-        const site = p > 0 ? pairs[p - 1]![0] + 1 : 0;
-        if (site >= ins.length) continue;
-        const want = o.whereIn(ins[site]!.offset);
-        if (want === "-") continue;
-        c.glue++;
-        const got = o.whereOut(outs[j]!.offset);
-        if (got !== want) {
-          c.glueWrong++;
-          miss(`${name} #${j} ${outs[j]!.key} (glue): ${got}, site input #${site} ${want}`);
+    // each glue call's site: the input instruction its callee's body's first instruction pairs with; else the first
+    // input instruction left unpaired before the call, or the first its callee's body pairs with if that is earlier
+    const site = new Map<number, number>();
+    const whole = new Set<number>();
+    for (const [i, k] of pairs) {
+      const j = at[k]!;
+      if (j < 0 && !site.has(-1 - j)) {
+        site.set(-1 - j, i);
+        if (k === 0 || at[k - 1] !== j) whole.add(-1 - j);
+      }
+      if (j >= 0) {
+        const x = outs[j]!;
+        if (!x.glue) {
+          const want = o.whereIn(ins[i]!.offset);
+          if (want === "-") continue;
+          c.checked++;
+          const got = o.whereOut(x.offset);
+          if (got !== want) {
+            c.wrong++;
+            miss(`${name} #${j} ${x.key}: ${got}, input #${i} ${want}`);
+          }
         }
       }
     }
+    // glue (a call and the arguments before it) belongs to the next call
+    const callOf = (j: number): number => {
+      for (let k = j; k < outs.length && outs[k]!.glue; k++) if (/^glue (?:call|return_call) /.test(outs[k]!.key)) return k;
+      return -1;
+    };
+    // the first input instruction after the last pair (the code of sites before included) before output instruction j's sequence entries
+    const firstSeq = new Map<number, number>();
+    at.forEach((j, k) => {
+      const x = j >= 0 ? j : -1 - j;
+      if (!firstSeq.has(x)) firstSeq.set(x, k);
+    });
+    const unpairedBefore = (j: number): number => {
+      const limit = firstSeq.get(j)!;
+      let i = 0;
+      for (const [pi, k] of pairs) if (k < limit) i = pi + 1;
+      return i;
+    };
+    outs.forEach((x, j) => {
+      if (!x.glue && !store.has(j)) return;
+      const call = x.glue ? callOf(j) : store.get(j)!;
+      const s = call >= 0 && whole.has(call) ? site.get(call)! : Math.min(unpairedBefore(call >= 0 ? call : j), call >= 0 ? (site.get(call) ?? ins.length) : ins.length);
+      if (s >= ins.length) return;
+      const want = o.whereIn(ins[s]!.offset);
+      if (want === "-") return;
+      c.glue++;
+      const got = o.whereOut(x.offset);
+      if (got !== want) {
+        c.glueWrong++;
+        miss(`${name} #${j} ${x.key}: ${got}, site input #${s} ${want}`);
+      }
+    });
   }
   return c;
+}
+
+/**
+ * An extracted function's body as it stands in for its call while
+ * aligning: without its final `end` and the `local.get`s just before it,
+ * which may hand locals back (extract/moved-body.ts) and would pair with
+ * the host's own `local.get`s after the site.
+ */
+function spliced(body: readonly Instr[]): readonly Instr[] {
+  let n = body.length - 1;
+  while (n > 0 && body[n - 1]!.key === "local.get") n--;
+  return body.slice(0, n);
+}
+
+/**
+ * After a glue call, the `local.set`s and `drop`s that may store its results
+ * (at most one per result) look like the host's own next instructions of the
+ * same kind, and the alignment pairs the first of equal ones. A site's stores
+ * come first: where a candidate is paired and the next output instruction,
+ * of the same key, is not, the pair moves to that one (right to left, so a
+ * run shifts). Returns the candidates left unpaired, each with its call: the
+ * site's stores, whose location is the site's. Moves pairs in place.
+ */
+function storesAfterGlue(outs: readonly Instr[], seq: readonly Instr[], at: readonly number[], pairs: [number, number][]): Map<number, number> {
+  const seqOf = new Map<number, number>();
+  at.forEach((j, k) => j >= 0 && seqOf.set(j, k));
+  const pairAt = new Map<number, number>();
+  pairs.forEach(([, k], p) => pairAt.set(k, p));
+  const stores = new Map<number, number>();
+  outs.forEach((x, c) => {
+    if (!x.glue || x.results === undefined || !/^glue call /.test(x.key)) return;
+    let end = c + 1;
+    while (end < outs.length && end - c - 1 < x.results && (outs[end]!.key === "local.set" || outs[end]!.key === "drop")) end++;
+    for (let j = end - 1; j > c; j--) {
+      const k = seqOf.get(j)!;
+      const next = seqOf.get(j + 1);
+      const p = pairAt.get(k);
+      if (p === undefined || next === undefined || seq[next]!.key !== seq[k]!.key || pairAt.has(next)) continue;
+      pairs[p]![1] = next;
+      pairAt.delete(k);
+      pairAt.set(next, p);
+    }
+    for (let j = c + 1; j < end; j++) if (!pairAt.has(seqOf.get(j)!)) stores.set(j, c);
+  });
+  return stores;
 }

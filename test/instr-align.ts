@@ -13,6 +13,8 @@ export interface Instr {
   offset: number;
   /** Part of a call site to code a pass extracted (see markGlue): it has no input instruction of its own. */
   glue?: boolean;
+  /** A glue call: how many results its callee returns. */
+  results?: number;
 }
 
 /**
@@ -74,11 +76,14 @@ export function align(a: readonly Instr[], b: readonly Instr[]): [number, number
 
 /**
  * Marks the instructions of each call site to an extracted function: the
- * call, the `local.get`s just before it (at most one per parameter: the
- * locals the site passes), and after a call the `local.set`s and `drop`s of
- * its results. (A `return` or `unreachable` after the call may be the site's
- * way out or the host's own next instruction, which look the same; they are
- * left to the alignment.) Glue
+ * call and the `local.get`s just before it (at most one per parameter: the
+ * locals the site passes). What follows the call (`local.set`s or `drop`s
+ * of results handed back in locals, a `return` or `unreachable`) may be the
+ * site's or the host's own next instructions, which look the same (dlmalloc
+ * in shapes-Oz-g.wasm: a call to outlined$13 returns two values, the site
+ * stores one, the host's own `local.set` takes the other); it is left to
+ * the comparison (test/debug-oracle.ts), which gets the callee's result
+ * count. Glue
  * gets a key no input instruction has, so the alignment never pairs it with
  * an input instruction that moved into the new function. A stack operand the
  * host's own code pushed with a `local.get` just before the call is marked
@@ -100,7 +105,6 @@ function markGlue(m: Module, list: Instr[], extracted: ReadonlySet<string>): voi
     const [params, results] = t?.kind === "func" ? [t.params.length, t.results.length] : [0, 0];
     for (let k = c - 1, n = 0; k >= 0 && n < params && list[k]!.key === "local.get"; k--, n++) mark(k);
     mark(c);
-    if (m1[1] === "return_call") continue;
-    for (let k = c + 1, n = 0; k < list.length && n < results && (list[k]!.key === "local.set" || list[k]!.key === "drop"); k++, n++) mark(k);
+    list[c]!.results = results;
   }
 }
