@@ -1,6 +1,6 @@
 // node dist/scripts/debug-info-check.js [--targets raw,gzip,...] [FIXTURE.wasm ...]
 //
-// The full check of issue 18 for the DWARF fixtures (default: the three of
+// The full check of issue 18 for the DWARF fixtures (default: the four of
 // scripts/build-dwarf-fixtures.sh) under every target, with the oracle of
 // the tests (test/debug-oracle.ts): per fixture x target, the aligned
 // instructions compared and how many have another location than in the
@@ -27,7 +27,7 @@ for (let k = 0; k < args.length; k++) {
   else files.push(args[k]!);
 }
 if (files.length === 0) {
-  for (const f of ["interp-Oz-g.wasm", "interp-Oz-g4.wasm", "templates-Oz-g.wasm"]) files.push(fileURLToPath(new URL(`../../fixtures/wasm/${f}`, import.meta.url)));
+  for (const f of ["interp-Oz-g.wasm", "interp-Oz-g4.wasm", "shapes-Oz-g.wasm", "templates-Oz-g.wasm"]) files.push(fileURLToPath(new URL(`../../fixtures/wasm/${f}`, import.meta.url)));
 }
 if (!haveDwarfdump()) {
   process.stderr.write("debug-info-check: llvm-dwarfdump-19 is not installed (Debian: apt-get install llvm-19)\n");
