@@ -110,7 +110,7 @@ function codeMapOf(input: Uint8Array, output: Uint8Array, addresses: AddressMap)
     },
   });
   const outLayout = layout(output, b);
-  return { map: new CodeMap(addresses, b.functions, b.codeStart, a.codeStart, outLayout.code), input: layout(input, a), output: outLayout };
+  return { map: new CodeMap(addresses, b.functions, b.codeStart, a.codeStart, outLayout.code, a.functions), input: layout(input, a), output: outLayout };
 }
 
 /**

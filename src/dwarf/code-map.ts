@@ -53,8 +53,10 @@ export class CodeMap {
   private readonly nonGlue: Int32Array;
 
   /**
-   * `map` maps file offsets of `output` to file offsets of `input`; `code`
-   * is the output's code section payload (to check an instruction's opcode).
+   * `map` maps file offsets of `output` to file offsets of `input`;
+   * `functions` and `inputFunctions` are the two binaries' function bodies;
+   * `code` is the output's code section payload (to check an instruction's
+   * opcode).
    */
   constructor(
     map: AddressMap,
@@ -62,6 +64,7 @@ export class CodeMap {
     outCodeStart: number,
     inCodeStart: number,
     private readonly code: Uint8Array,
+    readonly inputFunctions: readonly CodeSpan[],
   ) {
     const e = map.entries;
     let fn = 0;

@@ -4,7 +4,7 @@
 // at its origin, else the row in effect there), glue with no origin and code
 // from another unit get line 0 (as compilers mark code of no line).
 
-import type { CodeMap } from "./code-map.js";
+import type { CodeMap, CodeSpan } from "./code-map.js";
 import { STMT, type LineProgram, type Row, type Sequence } from "./line.js";
 import { lastAtOrBefore } from "../last-at-or-before.js";
 
@@ -13,6 +13,39 @@ interface SeqRef {
   end: number;
   program: LineProgram;
   rows: Row[];
+}
+
+/**
+ * Removes (in place) each sequence that overlaps another and runs past the
+ * end of the input function it begins in. wasm-ld points the rows of a
+ * discarded copy of a function (a C++ inline function or template instance,
+ * one copy per object file) at the copy it kept, whose code differs: such a
+ * sequence lies over the kept copy's own and runs on into the functions
+ * after it (templates-Oz-g.wasm: libc++'s copy of a `basic_string`
+ * `operator+`, 37 rows, 18 of them inside instructions). Sequences that do
+ * not overlap stay, whatever their extent: some producers write one
+ * sequence for several functions.
+ */
+function dropForeignOverlaps(seqs: SeqRef[], functions: readonly CodeSpan[]): void {
+  const crosses = (q: SeqRef): boolean => {
+    const f = lastAtOrBefore(functions, (x) => x.start, q.lo);
+    return f >= 0 && q.end > functions[f]!.end;
+  };
+  const foreign = new Set<SeqRef>();
+  let reach = 0; // index of the earlier sequence that ends last
+  for (let k = 1; k < seqs.length; k++) {
+    const a = seqs[reach]!;
+    const b = seqs[k]!;
+    if (b.lo < a.end) {
+      if (crosses(a)) foreign.add(a);
+      if (crosses(b)) foreign.add(b);
+    }
+    if (b.end > a.end) reach = k;
+  }
+  if (foreign.size === 0) return;
+  const kept = seqs.filter((q) => !foreign.has(q));
+  seqs.length = 0;
+  seqs.push(...kept);
 }
 
 /** For each program, the new sequences of the output code, one per output function most of whose code came from it. */
@@ -25,6 +58,7 @@ export function followLines(programs: readonly LineProgram[], code: CodeMap): Ma
     }
   }
   seqs.sort((a, b) => a.lo - b.lo);
+  dropForeignOverlaps(seqs, code.inputFunctions);
   /** The sequence holding x, else the first that begins in [x, end). */
   const seqIn = (x: number, end: number): SeqRef | null => {
     const s = seqAt(x);
