@@ -3,8 +3,13 @@
 // locals, statements dropped or added), inside a loop and a block so that
 // arms branch out, plus exports that show the state the arms change.
 
-/** Random if/else pairs whose else arm is a mutation of the then arm, so that some pieces align. */
-export function randomIfElseProgram(r: () => number): string {
+/**
+ * Random if/else pairs whose else arm is a mutation of the then arm, so that
+ * some pieces align. `shape` writes each branch as an if, as a CFG diamond
+ * (block block br_if 0 ELSE br 1 end THEN end) or as a SEME triangle (block
+ * br_if 0 ELSE <br out or return> end THEN, THEN running to the loop's end).
+ */
+export function randomIfElseProgram(r: () => number, shape: "if" | "diamond" | "triangle" = "if"): string {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const konst = () => pick([0, 1, 3, -1, 100, 4096, 123457, -77777]);
   const expr = (d: number): string => {
@@ -24,7 +29,7 @@ export function randomIfElseProgram(r: () => number): string {
     if (k < 0.75) return `(drop (call $side ${expr(2)}))`;
     if (k < 0.85) return `(br_if $out (i32.eqz ${expr(1)}))`;
     if (k < 0.92) return `(if (i32.eq ${expr(1)} (i32.const 3)) (then (return ${expr(1)})))`;
-    return `(br_if $loop (i32.lt_u (local.tee $n (i32.add (local.get $n) (i32.const 1))) (i32.const 0x3)))`; // $n and 0x3: mutate leaves them alone
+    return `(br_if $loop (i32.lt_u (local.tee $n (i32.add (local.get $n) (i32.const 0x1))) (i32.const 0x3)))`; // $n, 0x1 and 0x3: mutate leaves them alone (a changed step could loop forever)
   };
   // mutate one statement: different constants and locals, same shape
   const mutate = (s: string): string =>
@@ -44,10 +49,14 @@ export function randomIfElseProgram(r: () => number): string {
     }
     if (b.length === 0) b.push(stmt());
     if (r() < 0.2) a.push("(return (i32.const 42))");
-    const result = r() < 0.5;
+    const result = r() < 0.5 && shape === "if"; // diamonds and triangles have no results
     const tail = (s: string[]) => (result ? [...s, mutate(expr(2))] : s).join(" ");
     const cond = pick(["(local.get 0)", "(i32.and (local.get 1) (i32.const 1))", `(i32.gt_s ${expr(1)} (local.get 2))`]);
-    const iff = `(if${result ? " (result i32)" : ""} ${cond} (then ${tail(a)}) (else ${tail(b)}))`;
+    const exit = shape === "triangle" ? pick(["(br $out)", "(return (i32.const 7))"]) : "";
+    const iff =
+      shape === "diamond" ? `(block (block (br_if 0 ${cond}) ${tail(b)} (br 1)) ${tail(a)})`
+      : shape === "triangle" ? `(block (br_if 0 ${cond}) ${tail(b)} ${exit}) ${tail(a)}`
+      : `(if${result ? " (result i32)" : ""} ${cond} (then ${tail(a)}) (else ${tail(b)}))`;
     funcs.push(`(func (export "f${f}") (param i32 i32 i32) (result i32) (local i32 i32) (local $n i32)
       (block $out (loop $loop ${result ? `(local.set 3 ${iff})` : iff}))
       (i32.add (global.get $g) (i32.add (local.get 3) (i32.load (i32.const 8)))))`);

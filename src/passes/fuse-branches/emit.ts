@@ -6,7 +6,7 @@
 // names it) and for the guards that add a level.
 
 import { idOf } from "../../binary/opcodes/index.js";
-import { BLOCK_EMPTY, BodyBuilder, type Body } from "../../ir/body.js";
+import { BLOCK_EMPTY, BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import { LABEL_WORDS } from "../../ir/imm-layout.js";
 import type { ControlTree } from "../../analysis/control-tree.js";
 import type { Arm } from "./arms.js";
@@ -166,12 +166,12 @@ function guardType(x: EmitInput, runA: number[], runB: number[]): number | null 
   return same && x.blockType < 0 ? x.blockType : null;
 }
 
-/** Copies [from, to) adding `shift` to every label that names the if or a construct outside it. */
-function copyShifted(b: BodyBuilder, body: Body, ct: ControlTree, c: number, from: number, to: number, shift: number): void {
+/** Copies [from, to) adding `shift` to every label that names construct c or a construct outside it. */
+export function copyShifted(b: BodyBuilder, body: Body, ct: ControlTree, c: number, from: number, to: number, shift: number): void {
   const { ops, imm, immStart } = body;
   for (let i = from; i < to; i++) {
     const op = ops[i]!;
-    b.begin(op);
+    b.begin(op, originOf(body, i));
     const w0 = immStart[i]!, w1 = immStart[i + 1]!;
     const words = Array.from(imm.subarray(w0, w1));
     if (shift !== 0) {
