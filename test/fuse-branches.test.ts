@@ -281,6 +281,70 @@ test("refuses a diamond the hot-code rule keeps, and one whose fusion does not p
   assert.ok((r.stats.unaligned as number) + (r.stats.notPaying as number) >= 1);
 });
 
+test("CFM-CS: two loops of the same shape are melded, their differing statement guarded inside the one loop", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32) (local i32)
+      (if (local.get 0)
+        (then
+          (local.set 2 (i32.const 0))
+          (loop $l
+            (i32.store offset=16 (i32.shl (local.get 2) (i32.const 2)) (i32.mul (local.get 2) (i32.const 100003)))
+            (br_if $l (i32.lt_u (local.tee 2 (i32.add (local.get 2) (i32.const 1))) (local.get 1)))))
+        (else
+          (local.set 2 (i32.const 0))
+          (loop $l
+            (i32.store offset=16 (i32.shl (local.get 2) (i32.const 2)) (i32.mul (local.get 2) (i32.const 200003)))
+            (global.set $g (i32.add (global.get $g) (i32.const 1)))
+            (br_if $l (i32.lt_u (local.tee 2 (i32.add (local.get 2) (i32.const 1))) (local.get 1))))))
+      (i32.add (global.get $g) (i32.add (i32.load offset=16 (i32.const 4)) (i32.load offset=16 (i32.const 8))))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.fusedByMeld, 1);
+  assert.equal(r.stats.melds, 1);
+  assert.equal(r.stats.guards, 1);
+  assert.equal(r.stats.selects, 1);
+  assert.equal((r.text.match(/\bloop\b/g) ?? []).length, 1, "one loop left");
+  assert.ok(r.binary.length < r.input.length);
+  sameBehaviour(r.input, r.binary, ints("f", [[0, 1], [1, 1], [0, 3], [1, 3], [5, 0]]));
+});
+
+test("CFM-CS: a guarded branch inside melded blocks gets one more level, a matched one keeps its depth", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (block $out
+        (if (local.get 0)
+          (then
+            (block $b
+              (br_if $b (i32.eq (local.get 1) (i32.const 3)))
+              (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003)))
+              (br_if $out (i32.eq (local.get 1) (i32.const 5)))
+              (global.set $g (i32.add (global.get $g) (i32.mul (local.get 1) (i32.const 7777))))))
+          (else
+            (block $b
+              (br_if $b (i32.eq (local.get 1) (i32.const 3)))
+              (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003)))
+              (br_if $b (i32.eq (local.get 1) (i32.const 4)))
+              (global.set $g (i32.add (global.get $g) (i32.mul (local.get 1) (i32.const 7777))))))))
+      (i32.add (global.get $g) (i32.load offset=16 (local.get 1)))))`);
+  assert.equal(r.stats.fusedByMeld, 1);
+  assert.ok((r.stats.guards as number) >= 1);
+  const calls: [string, unknown[]][] = [];
+  for (const a of [0, 1]) for (const b of [1, 3, 4, 5, 8]) calls.push(["f", [a, b]]);
+  sameBehaviour(r.input, r.binary, calls);
+});
+
+test("CFM-CS refuses to meld a block with a loop, or blocks of different types", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32)
+      (if (local.get 0)
+        (then (block (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (global.set $g (i32.const 1))))
+        (else (loop (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (global.set $g (i32.const 2)))))
+      (if (local.get 1)
+        (then (drop (block (result i32) (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (i32.const 1))))
+        (else (block (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (global.set $g (i32.const 2)))))))`);
+  assert.equal(r.stats.melds, 0);
+  assert.equal(r.stats.fusedByMeld, 0);
+});
+
 test("through optimize: checked under raw (static hot rule off), and judged under balanced", async () => {
   const input = await parse(`(module (memory 1)
     (func (export "f") (param i32 i32) (result i32)
@@ -406,6 +470,27 @@ test("random if/else bodies: same results, traps and state in V8 before and afte
   }
   assert.equal(programs, 150);
   assert.ok(fused >= 20, `only ${fused} fusions in 150 random programs`);
+});
+
+test("random if/else bodies with blocks and loops (CFM-CS): same results, traps and state in V8 before and after", async () => {
+  const r = rng(16019);
+  let melded = 0;
+  for (let p = 0; p < 120; p++) {
+    const wat = randomIfElseProgram(r, "if", true);
+    const out = await fuse(wat);
+    melded += out.stats.fusedByMeld as number;
+    const calls: [string, unknown[]][] = [];
+    for (let k = 0; k < 12; k++) {
+      const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
+      calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
+    }
+    try {
+      sameBehaviour(out.input, out.binary, calls);
+    } catch (e) {
+      throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
+    }
+  }
+  assert.ok(melded >= 10, `only ${melded} fusions by melding in 120 random programs`);
 });
 
 for (const shape of ["diamond", "triangle"] as const) {

@@ -2,23 +2,32 @@
 // with Needleman–Wunsch instead of the paper's equal-length linear pairing).
 // Two pieces match when their trees match node by node; where two subtrees
 // differ and both are pure, non-trapping single numeric values, both are
-// evaluated and `select` on the saved condition picks one. A piece that is
-// not a sequence of trees matches only an identical piece.
+// evaluated and `select` on the saved condition picks one. Where two
+// subtrees are blocks or loops of the same type (isomorphic SESE regions,
+// HyBF's CFM-CS), their contents are aligned in turn and melded: one
+// construct, matched pieces once, the rest guarded inside it. A piece that
+// is not a sequence of trees matches only an identical piece.
 
 import { idOf } from "../../binary/opcodes/index.js";
 import type { Body } from "../../ir/body.js";
 import { isPureFlags, rangeFlags, type EffectsContext } from "../../analysis/effects.js";
 import { rangeSize } from "../../analysis/sizes.js";
 import { F32, F64, I32, I64, V128 } from "../../ir/types.js";
-import type { Arm, Node, Piece } from "./arms.js";
+import type { ControlTree } from "../../analysis/control-tree.js";
+import type { BodyTyping } from "../../analysis/body-typing.js";
+import { armOf, type Arm, type Node, type Piece } from "./arms.js";
+import { sequenceOf } from "./sequence.js";
 
 export const SELECT = idOf("select");
+const BLOCK = idOf("block"), LOOP = idOf("loop");
 
 /** One step of the fused code: instructions copied from one arm, the condition, or a select. */
 export type Item =
   | { k: "copy"; side: 0 | 1; from: number; to: number; guarded: boolean }
   | { k: "cond" }
-  | { k: "select" };
+  | { k: "select" }
+  /** An instruction of the fused code's own (a guard's if, else, end). */
+  | { k: "op"; op: number; words: number[] };
 
 export interface Column {
   /** Piece of the then arm, or -1. */
@@ -27,8 +36,10 @@ export interface Column {
   b: number;
   /** For a matched pair: the fused code. */
   items: Item[] | null;
-  /** Selects in it. */
+  /** Selects, guards and melded region pairs in it. */
   selects: number;
+  guards: number;
+  melds: number;
 }
 
 export interface AlignOptions {
@@ -37,6 +48,10 @@ export interface AlignOptions {
   simd: boolean;
   /** Most piece pairs compared per if (Needleman–Wunsch is quadratic). */
   maxPairs: number;
+  /** Meld blocks and loops of the same type (CFM-CS); needs ct and t. */
+  meld: boolean;
+  ct: ControlTree;
+  t: BodyTyping;
 }
 
 /** Bytes the condition's local.get is assumed to take while aligning (the exact size decides later). */
@@ -46,6 +61,8 @@ class Matcher {
   private readonly sizeA: Int32Array;
   private readonly sizeB: Int32Array;
   selects = 0;
+  guards = 0;
+  melds = 0;
 
   constructor(private readonly body: Body, private readonly A: Arm, private readonly B: Arm, private readonly o: AlignOptions) {
     this.sizeA = subtreeSizes(A.nodes);
@@ -80,6 +97,7 @@ class Matcher {
       out.length = mark;
       this.selects = selects;
     }
+    if (this.o.meld && this.meld(nx, ny, out)) return true;
     // both values computed, the condition picks one: only for pure, non-trapping single numeric values
     if (!this.selectable(nx, ny)) return false;
     const fx = this.A.nodes[x - this.sizeA[x]! + 1]!.from;
@@ -87,6 +105,33 @@ class Matcher {
     if (!isPureFlags(rangeFlags(this.o.ectx, this.body, fx, nx.to)) || !isPureFlags(rangeFlags(this.o.ectx, this.body, fy, ny.to))) return false;
     out.push({ k: "copy", side: 0, from: fx, to: nx.to, guarded: false }, { k: "copy", side: 1, from: fy, to: ny.to, guarded: false }, { k: "cond" }, { k: "select" });
     this.selects++;
+    return true;
+  }
+
+  /**
+   * Two blocks or two loops of the same value type, without params: their
+   * contents aligned and sequenced (guards inside), between one opener and
+   * one end. Labels inside keep their depths: the two constructs nest alike
+   * around each copied piece.
+   */
+  private meld(nx: Node, ny: Node, out: Item[]): boolean {
+    const { body, o } = this;
+    const op = body.ops[nx.from]!;
+    if ((op !== BLOCK && op !== LOOP) || body.ops[ny.from] !== op || nx.to - nx.from < 3 || ny.to - ny.from < 3) return false;
+    const bt = body.imm[body.immStart[nx.from]!]!;
+    if (bt < 0 || body.imm[body.immStart[ny.from]!] !== bt || nx.kids.length > 0 || ny.kids.length > 0) return false;
+    const kx = o.ct.constructOf[nx.from]!, ky = o.ct.constructOf[ny.from]!;
+    const ia = armOf(body, o.ct, o.t, kx, nx.from + 1, nx.to - 1);
+    const ib = armOf(body, o.ct, o.t, ky, ny.from + 1, ny.to - 1);
+    if (!ia || !ib) return false;
+    const cols = alignArms(body, ia, ib, o);
+    if (!cols) return false;
+    const sq = sequenceOf({ A: ia, B: ib, cols, results: bt === 0x40 ? [] : [bt], blockType: bt });
+    if (!sq) return false;
+    out.push({ k: "copy", side: 0, from: nx.from, to: nx.from + 1, guarded: false }, ...sq.items, { k: "copy", side: 0, from: nx.to - 1, to: nx.to, guarded: false });
+    this.selects += sq.selects;
+    this.guards += sq.guards;
+    this.melds += 1 + sq.melds;
     return true;
   }
 
@@ -131,7 +176,7 @@ export function sameCode(body: Body, af: number, at: number, bf: number, bt: num
 /** Estimated bytes of fused code (the condition at COND_BYTES). */
 export function itemsSize(body: Body, items: readonly Item[]): number {
   let n = 0;
-  for (const it of items) n += it.k === "copy" ? rangeSize(body, it.from, it.to) : it.k === "cond" ? COND_BYTES : 1;
+  for (const it of items) n += it.k === "copy" ? rangeSize(body, it.from, it.to) : it.k === "cond" ? COND_BYTES : it.k === "op" ? 1 + it.words.length : 1;
   return n;
 }
 
@@ -151,13 +196,13 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
   const matcher = new Matcher(body, A, B, o);
   const fused: (Item[] | null)[] = new Array(n * m).fill(null);
   const gain = new Float64Array(n * m);
-  const sel = new Int32Array(n * m);
+  const sel = new Int32Array(n * m), grd = new Int32Array(n * m), mld = new Int32Array(n * m);
   const sa = A.pieces.map((p) => pieceSize(body, A, p));
   const sb = B.pieces.map((p) => pieceSize(body, B, p));
   let any = false;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < m; j++) {
-      matcher.selects = 0;
+      matcher.selects = matcher.guards = matcher.melds = 0;
       const items = matcher.pieces(A.pieces[i]!, B.pieces[j]!);
       if (!items) continue;
       const g = sa[i]! + sb[j]! - itemsSize(body, items);
@@ -165,6 +210,8 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
       fused[i * m + j] = items;
       gain[i * m + j] = g;
       sel[i * m + j] = matcher.selects;
+      grd[i * m + j] = matcher.guards;
+      mld[i * m + j] = matcher.melds;
       any = true;
     }
   }
@@ -184,13 +231,13 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
   while (i > 0 || j > 0) {
     const k = (i - 1) * m + j - 1;
     if (i > 0 && j > 0 && fused[k] && best[i * W + j] === best[(i - 1) * W + j - 1]! + gain[k]!) {
-      cols.push({ a: i - 1, b: j - 1, items: fused[k]!, selects: sel[k]! });
+      cols.push({ a: i - 1, b: j - 1, items: fused[k]!, selects: sel[k]!, guards: grd[k]!, melds: mld[k]! });
       i--;
       j--;
     } else if (i > 0 && (j === 0 || best[i * W + j] === best[(i - 1) * W + j])) {
-      cols.push({ a: --i, b: -1, items: null, selects: 0 });
+      cols.push({ a: --i, b: -1, items: null, selects: 0, guards: 0, melds: 0 });
     } else {
-      cols.push({ a: -1, b: --j, items: null, selects: 0 });
+      cols.push({ a: -1, b: --j, items: null, selects: 0, guards: 0, melds: 0 });
     }
   }
   return cols.reverse();

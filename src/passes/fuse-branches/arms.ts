@@ -83,7 +83,7 @@ export function armsOf(body: Body, ct: ControlTree, t: BodyTyping, c: number): A
   return { ok: true, then: a, else: b };
 }
 
-function armOf(body: Body, ct: ControlTree, t: BodyTyping, c: number, from: number, to: number): Arm | null {
+export function armOf(body: Body, ct: ControlTree, t: BodyTyping, c: number, from: number, to: number): Arm | null {
   const nodes: Node[] = [];
   /** Instruction whose pushes are a node's values (a construct's end) → node index. */
   const nodeAt = new Map<number, number>();

@@ -5,8 +5,10 @@
 // runs are guarded by the condition. CFG diamonds and SEME triangles (the
 // branches clang -Oz emits without wasm-opt, diamond.ts) are fused as the
 // ifs they stand for. Each fusion is kept only where it makes the function's
-// code entry smaller in exact bytes. CFM-CS (region melding) and
-// call_indirect for differing callees are not done (see the issue 16 note).
+// code entry smaller in exact bytes. Per branch, plain alignment and CFM-CS
+// (alignment that also melds isomorphic blocks and loops, align.ts) are both
+// tried and the smaller kept. Region replication and call_indirect for
+// differing callees are not done (see the issue 16 note).
 
 import { bodyOf } from "../../binary/reader.js";
 import { writeModule } from "../../binary/writer.js";
@@ -25,12 +27,16 @@ import { mayIntroduce } from "../features.js";
 import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
 import { replaceBody, trialCopy } from "../../extract/trial.js";
 import type { HotCode, Pass, PassContext, PassOptions, PassResult } from "../pass.js";
-import { armsOf, ifElseCandidates } from "./arms.js";
+import { armsOf, ifElseCandidates, type Arm } from "./arms.js";
 import { shapeAsIf, shapesOf, type Shape } from "./diamond.js";
 import { alignArms, type AlignOptions } from "./align.js";
 import { emitFused, type CondPlace, type Fused } from "./emit.js";
 
 const LOCAL_GET = idOf("local.get"), LOCAL_SET = idOf("local.set"), LOCAL_TEE = idOf("local.tee");
+const BLOCK = idOf("block"), LOOP = idOf("loop");
+
+/** Alignment options that hold for the whole module. */
+type BaseAlign = Pick<AlignOptions, "ectx" | "simd" | "maxPairs">;
 
 export interface FuseStats {
   /** if/else constructs with two non-empty arms. */
@@ -55,6 +61,9 @@ export interface FuseStats {
   /** Aligned, but the fused code is not smaller. */
   notPaying: number;
   fused: number;
+  /** Fusions that meld at least one pair of regions (CFM-CS kept over plain alignment), and the region pairs melded. */
+  fusedByMeld: number;
+  melds: number;
   selects: number;
   guards: number;
   /** Bytes saved in code entries (local declarations included). */
@@ -80,6 +89,8 @@ interface Rewrite {
   diamonds: number;
   triangles: number;
   shapeBytes: number;
+  fusedByMeld: number;
+  melds: number;
   selects: number;
   guards: number;
 }
@@ -92,7 +103,7 @@ interface Site extends Fused {
 }
 
 export function newStats(): FuseStats {
-  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
+  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, fusedByMeld: 0, melds: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
 }
 
 /** Most piece pairs compared per if. */
@@ -116,7 +127,7 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
   const t = typeBody(m, m.numImportedFuncs + pos, env);
   const nParams = env.ctx.params[f.typeIndex]!.length;
   const fresh = nParams + f.localCount;
-  const ao: AlignOptions = { ectx, simd: o.simd, maxPairs: MAX_PAIRS };
+  const ao: BaseAlign = { ectx, simd: o.simd, maxPairs: MAX_PAIRS };
   // if/else constructs and shapes in the order they open; outermost first
   const sites: (number | Shape)[] = [...cands, ...shapes].sort((a, b) => startOf(ct, a) - startOf(ct, b));
   const chosen: Site[] = [];
@@ -163,6 +174,7 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
     pos, body: nb, locals, saved, fused: chosen.length,
     diamonds: chosen.filter((x) => x.shape === "diamond").length, triangles: chosen.filter((x) => x.shape === "triangle").length,
     shapeBytes: chosen.reduce((n, x) => n + x.shapeBytes, 0),
+    fusedByMeld: chosen.filter((x) => x.melds > 0).length, melds: chosen.reduce((n, x) => n + x.melds, 0),
     selects: chosen.reduce((n, x) => n + x.selects, 0), guards: chosen.reduce((n, x) => n + x.guards, 0),
   };
 }
@@ -176,7 +188,7 @@ function startOf(ct: ControlTree, site: number | Shape): number {
  * there, fused like any if; the result replaces the shape's instructions.
  * Null if it has no if form or the fused code is not smaller than that if.
  */
-function fuseShape(m: Module, pos: number, body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, x: Shape, fresh: number, ao: AlignOptions, stats: FuseStats | null): Site | null {
+function fuseShape(m: Module, pos: number, body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, x: Shape, fresh: number, ao: BaseAlign, stats: FuseStats | null): Site | null {
   const f = m.functions[pos]!;
   const conv = shapeAsIf(body, ct, t, env, f.typeIndex, x);
   if (!conv) {
@@ -200,28 +212,42 @@ function fuseShape(m: Module, pos: number, body: Body, ct: ControlTree, t: BodyT
   };
 }
 
-/** The fused code of if construct c if it is smaller than the if (estimating the new local's declaration apart), else null. */
-function fuseIf(body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, c: number, fresh: number, ao: AlignOptions, stats: FuseStats | null): Fused | null {
+/**
+ * The fused code of if construct c if it is smaller than the if (estimating
+ * the new local's declaration apart), else null. Both methods are tried:
+ * alignment alone (SEME-Fusion), and alignment that melds isomorphic blocks
+ * and loops (CFM-CS); the smaller exact encoding is kept.
+ */
+function fuseIf(body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, c: number, fresh: number, base: BaseAlign, stats: FuseStats | null): Fused | null {
   const arms = armsOf(body, ct, t, c);
   if (!arms.ok) {
     if (stats) stats.unsupported++;
-    return null;
-  }
-  const cols = alignArms(body, arms.then, arms.else, ao);
-  if (!cols) {
-    if (stats) stats.unaligned++;
     return null;
   }
   const s = ct.start[c]!;
   const bt = body.imm[body.immStart[s]!]!;
   const results = bt >= 0 ? (bt === 0x40 ? [] : [bt]) : env.ctx.results[-bt - 1]!;
   const cond = condPlace(body, ct, c, fresh);
-  const fused = emitFused({ body, ct, c, A: arms.then, B: arms.else, cols, results, blockType: bt, cond });
-  if (!fused || rangeSize(fused.code, 0, fused.code.count) >= rangeSize(body, fused.from, fused.to)) {
-    if (stats) stats.notPaying++;
-    return null;
-  }
-  return fused;
+  let aligned = false;
+  const attempt = (meld: boolean): Fused | null => {
+    const cols = alignArms(body, arms.then, arms.else, { ...base, meld, ct, t });
+    if (!cols) return null;
+    aligned = true;
+    const fused = emitFused({ body, ct, c, A: arms.then, B: arms.else, cols, results, blockType: bt, cond });
+    return fused && rangeSize(fused.code, 0, fused.code.count) < rangeSize(body, fused.from, fused.to) ? fused : null;
+  };
+  const plain = attempt(false);
+  const melded = hasRegions(body, arms.then) && hasRegions(body, arms.else) ? attempt(true) : null;
+  const size = (x: Fused) => rangeSize(x.code, 0, x.code.count) + (x.usesFresh ? 1 : 0);
+  const best = melded && melded.melds > 0 && (!plain || size(melded) < size(plain)) ? melded : plain;
+  if (!best && stats) stats[aligned ? "notPaying" : "unaligned"]++;
+  return best;
+}
+
+/** The arm holds a block or loop, which CFM-CS might meld. */
+function hasRegions(body: Body, arm: Arm): boolean {
+  for (let i = arm.from; i < arm.to; i++) if (body.ops[i] === BLOCK || body.ops[i] === LOOP) return true;
+  return false;
 }
 
 /** The local read just before the if when no arm writes it, else the fresh local. */
@@ -280,6 +306,8 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
     stats.diamondsFused += r.diamonds;
     stats.trianglesFused += r.triangles;
     stats.shapeBytes += r.shapeBytes;
+    stats.fusedByMeld += r.fusedByMeld;
+    stats.melds += r.melds;
     stats.selects += r.selects;
     stats.guards += r.guards;
     stats.bytesSaved += r.saved;
@@ -297,7 +325,7 @@ export const fuseBranchesPass: Pass = {
       changed: s.fused > 0,
       stats: {
         candidates: s.candidates, diamonds: s.diamonds, triangles: s.triangles, shapesRefused: s.shapesRefused,
-        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
+        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, fusedByMeld: s.fusedByMeld, melds: s.melds, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
         hot: s.hot, unsupported: s.unsupported, unaligned: s.unaligned, notPaying: s.notPaying, judgements: s.judgements,
       },
     };
