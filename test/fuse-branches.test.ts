@@ -332,6 +332,43 @@ test("CFM-CS: a guarded branch inside melded blocks gets one more level, a match
   sameBehaviour(r.input, r.binary, calls);
 });
 
+test("region replication: a block on one side, straight-line code on the other; the block is put around it and the two melded", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (if (local.get 0)
+        (then
+          (block $b
+            (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 100003)) (i32.const 99991)))
+            (br_if $b (i32.eq (local.get 1) (i32.const 3)))
+            (global.set $g (i32.mul (local.get 1) (i32.const 7777777)))))
+        (else
+          (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 100003)) (i32.const 99991)))))
+      (i32.add (global.get $g) (i32.load offset=16 (local.get 1)))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.replicas, 1);
+  assert.equal(r.stats.fusedByMeld, 1);
+  assert.equal((r.text.match(/i32\.store/g) ?? []).length, 1, "the shared store is emitted once");
+  assert.ok(r.binary.length < r.input.length);
+  const calls: [string, unknown[]][] = [];
+  for (const a of [0, 1]) for (const b of [1, 3, 8]) calls.push(["f", [a, b]]);
+  sameBehaviour(r.input, r.binary, calls);
+});
+
+test("region replication refuses code with control flow on the other side", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32)
+      (if (local.get 0)
+        (then
+          (block $b
+            (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 100003)) (i32.const 99991)))
+            (br_if $b (i32.eq (local.get 1) (i32.const 3)))
+            (global.set $g (i32.mul (local.get 1) (i32.const 7777777)))))
+        (else
+          (i32.store offset=16 (local.get 1)
+            (i32.add (i32.mul (local.get 1) (i32.const 100003)) (if (result i32) (local.get 1) (then (i32.const 99991)) (else (i32.const 3)))))))))`);
+  assert.equal(r.stats.replicas, 0);
+});
+
 test("CFM-CS refuses to meld a block with a loop, or blocks of different types", async () => {
   const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
     (func (export "f") (param i32 i32)

@@ -36,10 +36,11 @@ export interface Column {
   b: number;
   /** For a matched pair: the fused code. */
   items: Item[] | null;
-  /** Selects, guards and melded region pairs in it. */
+  /** Selects, guards, melded region pairs and regions replicated around straight-line code in it. */
   selects: number;
   guards: number;
   melds: number;
+  replicas: number;
 }
 
 export interface AlignOptions {
@@ -63,6 +64,7 @@ class Matcher {
   selects = 0;
   guards = 0;
   melds = 0;
+  replicas = 0;
 
   constructor(private readonly body: Body, private readonly A: Arm, private readonly B: Arm, private readonly o: AlignOptions) {
     this.sizeA = subtreeSizes(A.nodes);
@@ -97,7 +99,7 @@ class Matcher {
       out.length = mark;
       this.selects = selects;
     }
-    if (this.o.meld && this.meld(nx, ny, out)) return true;
+    if (this.o.meld && (this.meld(nx, ny, out) || this.replicate(x, y, out))) return true;
     // both values computed, the condition picks one: only for pure, non-trapping single numeric values
     if (!this.selectable(nx, ny)) return false;
     const fx = this.A.nodes[x - this.sizeA[x]! + 1]!.from;
@@ -132,6 +134,43 @@ class Matcher {
     this.selects += sq.selects;
     this.guards += sq.guards;
     this.melds += 1 + sq.melds;
+    this.replicas += sq.replicas;
+    return true;
+  }
+
+  /**
+   * Region replication: a block or loop on one side, a tree of straight-line
+   * code (no control instruction at all) on the other. The region is put
+   * around the straight-line code too, where it changes nothing (no branch
+   * in that code names it; a loop runs once unless branched to), and the two
+   * are melded: the region's contents aligned with that code.
+   */
+  private replicate(x: number, y: number, out: Item[]): boolean {
+    const { body, o, A, B } = this;
+    const nx = A.nodes[x]!, ny = B.nodes[y]!;
+    const regionA = isRegion(body, nx), regionB = isRegion(body, ny);
+    if (regionA === regionB) return false;
+    const [rn, sn, sa, si, ss] = regionA ? [nx, ny, B, y, this.sizeB[y]!] : [ny, nx, A, x, this.sizeA[x]!];
+    const bt = body.imm[body.immStart[rn.from]!]!;
+    if (bt < 0 || rn.kids.length > 0 || rn.to - rn.from < 3) return false;
+    if (bt === 0x40 ? sn.pushes.length !== 0 : sn.pushes.length !== 1 || sn.pushes[0] !== bt) return false;
+    const sf = sa.nodes[si - ss + 1]!.from;
+    for (let i = sf; i < sn.to; i++) if (CONTROL.has(body.ops[i]!)) return false;
+    const k = o.ct.constructOf[rn.from]!;
+    const inner = armOf(body, o.ct, o.t, k, rn.from + 1, rn.to - 1);
+    const plain = armOf(body, o.ct, o.t, o.ct.constructOf[sf]!, sf, sn.to);
+    if (!inner || !plain) return false;
+    const [ia, ib] = regionA ? [inner, plain] : [plain, inner];
+    const cols = alignArms(body, ia, ib, o);
+    if (!cols) return false;
+    const sq = sequenceOf({ A: ia, B: ib, cols, results: bt === 0x40 ? [] : [bt], blockType: bt });
+    if (!sq) return false;
+    const side = regionA ? 0 : 1;
+    out.push({ k: "copy", side, from: rn.from, to: rn.from + 1, guarded: false }, ...sq.items, { k: "copy", side, from: rn.to - 1, to: rn.to, guarded: false });
+    this.selects += sq.selects;
+    this.guards += sq.guards;
+    this.melds += sq.melds;
+    this.replicas += 1 + sq.replicas;
     return true;
   }
 
@@ -140,6 +179,14 @@ class Matcher {
     const t = nx.pushes[0]!;
     return t === I32 || t === I64 || t === F32 || t === F64 || (t === V128 && this.o.simd);
   }
+}
+
+/** Instructions that make control flow: straight-line code has none. */
+const CONTROL = new Set(["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "try", "try_table", "catch", "catch_all", "delegate", "throw", "throw_ref", "rethrow", "return_call", "return_call_indirect", "return_call_ref", "br_on_null", "br_on_non_null", "br_on_cast", "br_on_cast_fail"].map(idOf));
+
+function isRegion(body: Body, n: Node): boolean {
+  const op = body.ops[n.from]!;
+  return (op === BLOCK || op === LOOP) && n.to - n.from >= 3;
 }
 
 /** Per node: nodes in its expression tree (meaningful inside tree pieces). */
@@ -196,13 +243,13 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
   const matcher = new Matcher(body, A, B, o);
   const fused: (Item[] | null)[] = new Array(n * m).fill(null);
   const gain = new Float64Array(n * m);
-  const sel = new Int32Array(n * m), grd = new Int32Array(n * m), mld = new Int32Array(n * m);
+  const sel = new Int32Array(n * m), grd = new Int32Array(n * m), mld = new Int32Array(n * m), rep = new Int32Array(n * m);
   const sa = A.pieces.map((p) => pieceSize(body, A, p));
   const sb = B.pieces.map((p) => pieceSize(body, B, p));
   let any = false;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < m; j++) {
-      matcher.selects = matcher.guards = matcher.melds = 0;
+      matcher.selects = matcher.guards = matcher.melds = matcher.replicas = 0;
       const items = matcher.pieces(A.pieces[i]!, B.pieces[j]!);
       if (!items) continue;
       const g = sa[i]! + sb[j]! - itemsSize(body, items);
@@ -212,6 +259,7 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
       sel[i * m + j] = matcher.selects;
       grd[i * m + j] = matcher.guards;
       mld[i * m + j] = matcher.melds;
+      rep[i * m + j] = matcher.replicas;
       any = true;
     }
   }
@@ -231,13 +279,13 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
   while (i > 0 || j > 0) {
     const k = (i - 1) * m + j - 1;
     if (i > 0 && j > 0 && fused[k] && best[i * W + j] === best[(i - 1) * W + j - 1]! + gain[k]!) {
-      cols.push({ a: i - 1, b: j - 1, items: fused[k]!, selects: sel[k]!, guards: grd[k]!, melds: mld[k]! });
+      cols.push({ a: i - 1, b: j - 1, items: fused[k]!, selects: sel[k]!, guards: grd[k]!, melds: mld[k]!, replicas: rep[k]! });
       i--;
       j--;
     } else if (i > 0 && (j === 0 || best[i * W + j] === best[(i - 1) * W + j])) {
-      cols.push({ a: --i, b: -1, items: null, selects: 0, guards: 0, melds: 0 });
+      cols.push({ a: --i, b: -1, items: null, selects: 0, guards: 0, melds: 0, replicas: 0 });
     } else {
-      cols.push({ a: -1, b: --j, items: null, selects: 0, guards: 0, melds: 0 });
+      cols.push({ a: -1, b: --j, items: null, selects: 0, guards: 0, melds: 0, replicas: 0 });
     }
   }
   return cols.reverse();

@@ -32,8 +32,9 @@ export interface Fused {
   usesFresh: boolean;
   selects: number;
   guards: number;
-  /** Region pairs melded (CFM-CS). */
+  /** Region pairs melded (CFM-CS), regions replicated around straight-line code. */
   melds: number;
+  replicas: number;
 }
 
 export interface EmitInput {
@@ -54,7 +55,7 @@ export interface EmitInput {
 export function emitFused(x: EmitInput): Fused | null {
   const sq = sequenceOf(x);
   if (!sq) return null;
-  const { items: seq, selects, guards, melds } = sq;
+  const { items: seq, selects, guards, melds, replicas } = sq;
   const wrap = x.A.branchesToIf || x.B.branchesToIf;
   const uses = seq.filter((s) => s.k === "cond").length;
   const s = x.ct.start[x.c]!;
@@ -100,7 +101,7 @@ export function emitFused(x: EmitInput): Fused | null {
     }
   }
   if (wrap) b.begin(END);
-  return { from, to: x.ct.end[x.c]! + 1, code: b.finish(), usesFresh, selects, guards, melds };
+  return { from, to: x.ct.end[x.c]! + 1, code: b.finish(), usesFresh, selects, guards, melds, replicas };
 }
 
 /**

@@ -6,9 +6,10 @@
 // branches clang -Oz emits without wasm-opt, diamond.ts) are fused as the
 // ifs they stand for. Each fusion is kept only where it makes the function's
 // code entry smaller in exact bytes. Per branch, plain alignment and CFM-CS
-// (alignment that also melds isomorphic blocks and loops, align.ts) are both
-// tried and the smaller kept. Region replication and call_indirect for
-// differing callees are not done (see the issue 16 note).
+// (alignment that also melds isomorphic blocks and loops, and replicates a
+// block or loop around straight-line code on the other side, align.ts) are
+// both tried and the smaller kept. call_indirect for differing callees is
+// not done (see the issue 16 note).
 
 import { bodyOf } from "../../binary/reader.js";
 import { writeModule } from "../../binary/writer.js";
@@ -61,9 +62,10 @@ export interface FuseStats {
   /** Aligned, but the fused code is not smaller. */
   notPaying: number;
   fused: number;
-  /** Fusions that meld at least one pair of regions (CFM-CS kept over plain alignment), and the region pairs melded. */
+  /** Fusions that meld at least one pair of regions or replicate one (CFM-CS kept over plain alignment); region pairs melded; regions replicated. */
   fusedByMeld: number;
   melds: number;
+  replicas: number;
   selects: number;
   guards: number;
   /** Bytes saved in code entries (local declarations included). */
@@ -91,6 +93,7 @@ interface Rewrite {
   shapeBytes: number;
   fusedByMeld: number;
   melds: number;
+  replicas: number;
   selects: number;
   guards: number;
 }
@@ -103,7 +106,7 @@ interface Site extends Fused {
 }
 
 export function newStats(): FuseStats {
-  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, fusedByMeld: 0, melds: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
+  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, fusedByMeld: 0, melds: 0, replicas: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
 }
 
 /** Most piece pairs compared per if. */
@@ -174,7 +177,8 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
     pos, body: nb, locals, saved, fused: chosen.length,
     diamonds: chosen.filter((x) => x.shape === "diamond").length, triangles: chosen.filter((x) => x.shape === "triangle").length,
     shapeBytes: chosen.reduce((n, x) => n + x.shapeBytes, 0),
-    fusedByMeld: chosen.filter((x) => x.melds > 0).length, melds: chosen.reduce((n, x) => n + x.melds, 0),
+    fusedByMeld: chosen.filter((x) => x.melds + x.replicas > 0).length, melds: chosen.reduce((n, x) => n + x.melds, 0),
+    replicas: chosen.reduce((n, x) => n + x.replicas, 0),
     selects: chosen.reduce((n, x) => n + x.selects, 0), guards: chosen.reduce((n, x) => n + x.guards, 0),
   };
 }
@@ -237,14 +241,14 @@ function fuseIf(body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, c: n
     return fused && rangeSize(fused.code, 0, fused.code.count) < rangeSize(body, fused.from, fused.to) ? fused : null;
   };
   const plain = attempt(false);
-  const melded = hasRegions(body, arms.then) && hasRegions(body, arms.else) ? attempt(true) : null;
+  const melded = hasRegions(body, arms.then) || hasRegions(body, arms.else) ? attempt(true) : null;
   const size = (x: Fused) => rangeSize(x.code, 0, x.code.count) + (x.usesFresh ? 1 : 0);
-  const best = melded && melded.melds > 0 && (!plain || size(melded) < size(plain)) ? melded : plain;
+  const best = melded && melded.melds + melded.replicas > 0 && (!plain || size(melded) < size(plain)) ? melded : plain;
   if (!best && stats) stats[aligned ? "notPaying" : "unaligned"]++;
   return best;
 }
 
-/** The arm holds a block or loop, which CFM-CS might meld. */
+/** The arm holds a block or loop, which CFM-CS might meld or replicate. */
 function hasRegions(body: Body, arm: Arm): boolean {
   for (let i = arm.from; i < arm.to; i++) if (body.ops[i] === BLOCK || body.ops[i] === LOOP) return true;
   return false;
@@ -308,6 +312,7 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
     stats.shapeBytes += r.shapeBytes;
     stats.fusedByMeld += r.fusedByMeld;
     stats.melds += r.melds;
+    stats.replicas += r.replicas;
     stats.selects += r.selects;
     stats.guards += r.guards;
     stats.bytesSaved += r.saved;
@@ -325,7 +330,7 @@ export const fuseBranchesPass: Pass = {
       changed: s.fused > 0,
       stats: {
         candidates: s.candidates, diamonds: s.diamonds, triangles: s.triangles, shapesRefused: s.shapesRefused,
-        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, fusedByMeld: s.fusedByMeld, melds: s.melds, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
+        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, fusedByMeld: s.fusedByMeld, melds: s.melds, replicas: s.replicas, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
         hot: s.hot, unsupported: s.unsupported, unaligned: s.unaligned, notPaying: s.notPaying, judgements: s.judgements,
       },
     };

@@ -24,13 +24,14 @@ export interface Sequence {
   items: Item[];
   selects: number;
   guards: number;
-  /** Region pairs melded (CFM-CS), nested ones included. */
+  /** Region pairs melded (CFM-CS), and regions replicated around straight-line code, nested ones included. */
   melds: number;
+  replicas: number;
 }
 
 /** The sequence, or null where a run of unmatched pieces cannot be guarded (see guardType). */
 export function sequenceOf(x: SequenceInput): Sequence | null {
-  let guards = 0, selects = 0, melds = 0;
+  let guards = 0, selects = 0, melds = 0, replicas = 0;
   const items: Item[] = [];
   let k = 0;
   while (k < x.cols.length) {
@@ -40,6 +41,7 @@ export function sequenceOf(x: SequenceInput): Sequence | null {
       selects += col.selects;
       guards += col.guards;
       melds += col.melds;
+      replicas += col.replicas;
       k++;
       continue;
     }
@@ -66,7 +68,7 @@ export function sequenceOf(x: SequenceInput): Sequence | null {
     if (runB.length > 0) copyRun(x.B, 1, runB);
     items.push({ k: "op", op: END, words: [] });
   }
-  return { items, selects, guards, melds };
+  return { items, selects, guards, melds, replicas };
 }
 
 /**
