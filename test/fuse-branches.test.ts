@@ -249,6 +249,18 @@ test("refuses diamonds and triangles without an if form: an arm jumps into the o
   assert.equal(r.changed, false);
 });
 
+test("refuses a diamond that holds exception handling", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0)) (tag $e)
+    (func (export "f") (param i32 i32)
+      (block (block (br_if 0 (local.get 0))
+          (block $h (try_table (catch_all $h) (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))))
+          (br 1))
+        (block $h (try_table (catch_all $h) (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12346))))))))`);
+  assert.equal(r.stats.diamonds, 1);
+  assert.equal(r.stats.shapesRefused, 2, "the diamond and its inner block as a triangle");
+  assert.equal(r.changed, false);
+});
+
 test("a diamond whose P branches out of its blocks is fused in its triangle form", async () => {
   // br_if 1 in P names the outer block: no if form for the diamond, but the inner block's triangle has one
   const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
@@ -380,6 +392,31 @@ test("CFM-CS refuses to meld a block with a loop, or blocks of different types",
         (else (block (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (global.set $g (i32.const 2)))))))`);
   assert.equal(r.stats.melds, 0);
   assert.equal(r.stats.fusedByMeld, 0);
+});
+
+test("differing callees of one type with table slots: the arguments once, the slot selected, one call_indirect", async () => {
+  const wat = (exportTable: boolean) => `(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (type $t (func (param i32 i32) (result i32)))
+    (table $tab ${exportTable ? '(export "tab") ' : ""}4 funcref) (elem (i32.const 1) $a $b $c)
+    (func $a (type $t) (global.set $g (i32.add (global.get $g) (local.get 0))) (i32.mul (local.get 0) (local.get 1)))
+    (func $b (type $t) (global.set $g (i32.sub (global.get $g) (local.get 1))) (i32.add (local.get 0) (local.get 1)))
+    (func $c (param i32) (result i32) (local.get 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (if (result i32) (local.get 0)
+        (then (call $a (i32.mul (local.get 1) (i32.const 100003)) (i32.load offset=64 (i32.and (local.get 1) (i32.const 0xffc)))))
+        (else (call $b (i32.mul (local.get 1) (i32.const 100003)) (i32.load offset=64 (i32.and (local.get 1) (i32.const 0xffc)))))))
+    (func (export "g") (result i32) (global.get $g)))`;
+  const r = await fuse(wat(false));
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.indirect, 1);
+  assert.match(r.text, /call_indirect/);
+  assert.ok(r.binary.length < r.input.length);
+  const calls: [string, unknown[]][] = [];
+  for (const a of [0, 1, 7]) for (const b of [0, 3, 100]) calls.push(["f", [a, b]], ["g", []]);
+  sameBehaviour(r.input, r.binary, calls);
+  // refused where the host may change the table's slots
+  const e = await fuse(wat(true));
+  assert.equal(e.stats.indirect, 0);
 });
 
 test("through optimize: checked under raw (static hot rule off), and judged under balanced", async () => {

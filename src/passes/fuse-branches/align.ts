@@ -19,7 +19,16 @@ import { armOf, type Arm, type Node, type Piece } from "./arms.js";
 import { sequenceOf } from "./sequence.js";
 
 export const SELECT = idOf("select");
-const BLOCK = idOf("block"), LOOP = idOf("loop");
+const BLOCK = idOf("block"), LOOP = idOf("loop"), CALL = idOf("call"), CALL_INDIRECT = idOf("call_indirect"), I32_CONST = idOf("i32.const");
+
+/** Functions already in a table no one else changes: differing callees of one type can go through it. */
+export interface Callees {
+  table: number;
+  /** function index -> its slot */
+  slots: ReadonlyMap<number, number>;
+  /** function index -> type index */
+  types: Int32Array;
+}
 
 /** One step of the fused code: instructions copied from one arm, the condition, or a select. */
 export type Item =
@@ -36,11 +45,12 @@ export interface Column {
   b: number;
   /** For a matched pair: the fused code. */
   items: Item[] | null;
-  /** Selects, guards, melded region pairs and regions replicated around straight-line code in it. */
+  /** Selects, guards, melded region pairs, regions replicated around straight-line code and calls made indirect in it. */
   selects: number;
   guards: number;
   melds: number;
   replicas: number;
+  indirect: number;
 }
 
 export interface AlignOptions {
@@ -49,6 +59,8 @@ export interface AlignOptions {
   simd: boolean;
   /** Most piece pairs compared per if (Needleman–Wunsch is quadratic). */
   maxPairs: number;
+  /** Differing callees through a selected slot and call_indirect, or null. */
+  callees: Callees | null;
   /** Meld blocks and loops of the same type (CFM-CS); needs ct and t. */
   meld: boolean;
   ct: ControlTree;
@@ -65,6 +77,7 @@ class Matcher {
   guards = 0;
   melds = 0;
   replicas = 0;
+  indirect = 0;
 
   constructor(private readonly body: Body, private readonly A: Arm, private readonly B: Arm, private readonly o: AlignOptions) {
     this.sizeA = subtreeSizes(A.nodes);
@@ -99,6 +112,7 @@ class Matcher {
       out.length = mark;
       this.selects = selects;
     }
+    if (this.o.callees && this.indirectCall(nx, ny, out)) return true;
     if (this.o.meld && (this.meld(nx, ny, out) || this.replicate(x, y, out))) return true;
     // both values computed, the condition picks one: only for pure, non-trapping single numeric values
     if (!this.selectable(nx, ny)) return false;
@@ -135,6 +149,35 @@ class Matcher {
     this.guards += sq.guards;
     this.melds += 1 + sq.melds;
     this.replicas += sq.replicas;
+    this.indirect += sq.indirect;
+    return true;
+  }
+
+  /**
+   * Calls of two functions of one type, both with a slot in the table, whose
+   * arguments match: the arguments once, then the slot selected on the
+   * condition and call_indirect (the signature check cannot fail, a slot
+   * cannot change: findCalleeTable's conditions).
+   */
+  private indirectCall(nx: Node, ny: Node, out: Item[]): boolean {
+    const { body } = this;
+    const cs = this.o.callees!;
+    if (body.ops[nx.from] !== CALL || body.ops[ny.from] !== CALL || nx.kids.length !== ny.kids.length) return false;
+    const fa = body.imm[body.immStart[nx.from]!]!, fb = body.imm[body.immStart[ny.from]!]!;
+    const sa = cs.slots.get(fa), sb = cs.slots.get(fb);
+    if (fa === fb || sa === undefined || sb === undefined || cs.types[fa] !== cs.types[fb]) return false;
+    const mark = out.length;
+    const saved = [this.selects, this.guards, this.melds, this.replicas, this.indirect] as const;
+    for (let k = 0; k < nx.kids.length; k++) {
+      if (!this.tree(nx.kids[k]!, ny.kids[k]!, out)) {
+        out.length = mark;
+        [this.selects, this.guards, this.melds, this.replicas, this.indirect] = saved;
+        return false;
+      }
+    }
+    out.push({ k: "op", op: I32_CONST, words: [sa] }, { k: "op", op: I32_CONST, words: [sb] }, { k: "cond" }, { k: "select" }, { k: "op", op: CALL_INDIRECT, words: [cs.types[fa]!, cs.table] });
+    this.indirect++;
+    this.selects++;
     return true;
   }
 
@@ -171,6 +214,7 @@ class Matcher {
     this.guards += sq.guards;
     this.melds += sq.melds;
     this.replicas += 1 + sq.replicas;
+    this.indirect += sq.indirect;
     return true;
   }
 
@@ -243,13 +287,13 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
   const matcher = new Matcher(body, A, B, o);
   const fused: (Item[] | null)[] = new Array(n * m).fill(null);
   const gain = new Float64Array(n * m);
-  const sel = new Int32Array(n * m), grd = new Int32Array(n * m), mld = new Int32Array(n * m), rep = new Int32Array(n * m);
+  const sel = new Int32Array(n * m), grd = new Int32Array(n * m), mld = new Int32Array(n * m), rep = new Int32Array(n * m), ind = new Int32Array(n * m);
   const sa = A.pieces.map((p) => pieceSize(body, A, p));
   const sb = B.pieces.map((p) => pieceSize(body, B, p));
   let any = false;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < m; j++) {
-      matcher.selects = matcher.guards = matcher.melds = matcher.replicas = 0;
+      matcher.selects = matcher.guards = matcher.melds = matcher.replicas = matcher.indirect = 0;
       const items = matcher.pieces(A.pieces[i]!, B.pieces[j]!);
       if (!items) continue;
       const g = sa[i]! + sb[j]! - itemsSize(body, items);
@@ -260,6 +304,7 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
       grd[i * m + j] = matcher.guards;
       mld[i * m + j] = matcher.melds;
       rep[i * m + j] = matcher.replicas;
+      ind[i * m + j] = matcher.indirect;
       any = true;
     }
   }
@@ -279,13 +324,13 @@ export function alignArms(body: Body, A: Arm, B: Arm, o: AlignOptions): Column[]
   while (i > 0 || j > 0) {
     const k = (i - 1) * m + j - 1;
     if (i > 0 && j > 0 && fused[k] && best[i * W + j] === best[(i - 1) * W + j - 1]! + gain[k]!) {
-      cols.push({ a: i - 1, b: j - 1, items: fused[k]!, selects: sel[k]!, guards: grd[k]!, melds: mld[k]!, replicas: rep[k]! });
+      cols.push({ a: i - 1, b: j - 1, items: fused[k]!, selects: sel[k]!, guards: grd[k]!, melds: mld[k]!, replicas: rep[k]!, indirect: ind[k]! });
       i--;
       j--;
     } else if (i > 0 && (j === 0 || best[i * W + j] === best[(i - 1) * W + j])) {
-      cols.push({ a: --i, b: -1, items: null, selects: 0, guards: 0, melds: 0, replicas: 0 });
+      cols.push({ a: --i, b: -1, items: null, selects: 0, guards: 0, melds: 0, replicas: 0, indirect: 0 });
     } else {
-      cols.push({ a: -1, b: --j, items: null, selects: 0, guards: 0, melds: 0, replicas: 0 });
+      cols.push({ a: -1, b: --j, items: null, selects: 0, guards: 0, melds: 0, replicas: 0, indirect: 0 });
     }
   }
   return cols.reverse();

@@ -25,6 +25,8 @@ import { copyShifted } from "./emit.js";
 
 const BLOCK = idOf("block"), IF = idOf("if"), ELSE = idOf("else"), END = idOf("end");
 const BR = idOf("br"), BR_IF = idOf("br_if");
+/** Ops whose labels this rewrite does not re-count (legacy and new exception handling). */
+const HANDLERS = new Set(["try", "try_table", "delegate", "rethrow", "catch", "catch_all"].map(idOf));
 const BLOCK_TYPE_EMPTY = 0x40;
 
 export interface Shape {
@@ -125,10 +127,12 @@ function triangleType(body: Body, ct: ControlTree, env: ModuleEnv, typeIndex: nu
 
 /**
  * The body with shape `x` written as an if, or null when a branch has no
- * if form or the triangle's stack does not start empty (typing `t` of `body`).
+ * if form, the triangle's stack does not start empty (typing `t` of `body`),
+ * or the shape holds exception handling.
  */
 export function shapeAsIf(body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, typeIndex: number, x: Shape): AsIf | null {
   const { c, from: s, to, brIf } = x;
+  if (ct.hasHandlers) for (let i = s; i < to; i++) if (HANDLERS.has(body.ops[i]!)) return null;
   const b = new BodyBuilder(body.count + 4, body.offsets !== null);
   copyRange(b, body, 0, s);
   let ifAt: number;

@@ -35,6 +35,8 @@ export interface Fused {
   /** Region pairs melded (CFM-CS), regions replicated around straight-line code. */
   melds: number;
   replicas: number;
+  /** Calls of differing callees made one call_indirect. */
+  indirect: number;
 }
 
 export interface EmitInput {
@@ -55,7 +57,7 @@ export interface EmitInput {
 export function emitFused(x: EmitInput): Fused | null {
   const sq = sequenceOf(x);
   if (!sq) return null;
-  const { items: seq, selects, guards, melds, replicas } = sq;
+  const { items: seq, selects, guards, melds, replicas, indirect } = sq;
   const wrap = x.A.branchesToIf || x.B.branchesToIf;
   const uses = seq.filter((s) => s.k === "cond").length;
   const s = x.ct.start[x.c]!;
@@ -101,7 +103,7 @@ export function emitFused(x: EmitInput): Fused | null {
     }
   }
   if (wrap) b.begin(END);
-  return { from, to: x.ct.end[x.c]! + 1, code: b.finish(), usesFresh, selects, guards, melds, replicas };
+  return { from, to: x.ct.end[x.c]! + 1, code: b.finish(), usesFresh, selects, guards, melds, replicas, indirect };
 }
 
 /**

@@ -8,8 +8,8 @@
 // code entry smaller in exact bytes. Per branch, plain alignment and CFM-CS
 // (alignment that also melds isomorphic blocks and loops, and replicates a
 // block or loop around straight-line code on the other side, align.ts) are
-// both tried and the smaller kept. call_indirect for differing callees is
-// not done (see the issue 16 note).
+// both tried and the smaller kept. Calls of two functions of one type that
+// already have table slots become one call_indirect on the selected slot.
 
 import { bodyOf } from "../../binary/reader.js";
 import { writeModule } from "../../binary/writer.js";
@@ -30,14 +30,15 @@ import { replaceBody, trialCopy } from "../../extract/trial.js";
 import type { HotCode, Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { armsOf, ifElseCandidates, type Arm } from "./arms.js";
 import { shapeAsIf, shapesOf, type Shape } from "./diamond.js";
-import { alignArms, type AlignOptions } from "./align.js";
+import { alignArms, type AlignOptions, type Callees } from "./align.js";
+import { findCalleeTable } from "../merge-functions.js";
 import { emitFused, type CondPlace, type Fused } from "./emit.js";
 
 const LOCAL_GET = idOf("local.get"), LOCAL_SET = idOf("local.set"), LOCAL_TEE = idOf("local.tee");
 const BLOCK = idOf("block"), LOOP = idOf("loop");
 
 /** Alignment options that hold for the whole module. */
-type BaseAlign = Pick<AlignOptions, "ectx" | "simd" | "maxPairs">;
+type BaseAlign = Pick<AlignOptions, "ectx" | "simd" | "maxPairs" | "callees">;
 
 export interface FuseStats {
   /** if/else constructs with two non-empty arms. */
@@ -66,6 +67,8 @@ export interface FuseStats {
   fusedByMeld: number;
   melds: number;
   replicas: number;
+  /** Calls of two callees made one call_indirect through their table slots. */
+  indirect: number;
   selects: number;
   guards: number;
   /** Bytes saved in code entries (local declarations included). */
@@ -79,6 +82,8 @@ export interface FuseOptions {
   simd: boolean;
   /** Fusions within a function must save at least this many bytes together. */
   minBenefit: number;
+  /** Functions with a stable table slot (differing callees through call_indirect), or null. */
+  callees: Callees | null;
 }
 
 /** One function's rewrite. */
@@ -94,6 +99,7 @@ interface Rewrite {
   fusedByMeld: number;
   melds: number;
   replicas: number;
+  indirect: number;
   selects: number;
   guards: number;
 }
@@ -106,7 +112,7 @@ interface Site extends Fused {
 }
 
 export function newStats(): FuseStats {
-  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, fusedByMeld: 0, melds: 0, replicas: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
+  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, fusedByMeld: 0, melds: 0, replicas: 0, indirect: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
 }
 
 /** Most piece pairs compared per if. */
@@ -130,7 +136,7 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
   const t = typeBody(m, m.numImportedFuncs + pos, env);
   const nParams = env.ctx.params[f.typeIndex]!.length;
   const fresh = nParams + f.localCount;
-  const ao: BaseAlign = { ectx, simd: o.simd, maxPairs: MAX_PAIRS };
+  const ao: BaseAlign = { ectx, simd: o.simd, maxPairs: MAX_PAIRS, callees: o.callees };
   // if/else constructs and shapes in the order they open; outermost first
   const sites: (number | Shape)[] = [...cands, ...shapes].sort((a, b) => startOf(ct, a) - startOf(ct, b));
   const chosen: Site[] = [];
@@ -178,7 +184,7 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
     diamonds: chosen.filter((x) => x.shape === "diamond").length, triangles: chosen.filter((x) => x.shape === "triangle").length,
     shapeBytes: chosen.reduce((n, x) => n + x.shapeBytes, 0),
     fusedByMeld: chosen.filter((x) => x.melds + x.replicas > 0).length, melds: chosen.reduce((n, x) => n + x.melds, 0),
-    replicas: chosen.reduce((n, x) => n + x.replicas, 0),
+    replicas: chosen.reduce((n, x) => n + x.replicas, 0), indirect: chosen.reduce((n, x) => n + x.indirect, 0),
     selects: chosen.reduce((n, x) => n + x.selects, 0), guards: chosen.reduce((n, x) => n + x.guards, 0),
   };
 }
@@ -248,6 +254,12 @@ function fuseIf(body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, c: n
   return best;
 }
 
+/** The functions already in a table whose slots stay as they are (merge-functions' conditions), or null if none. */
+function calleesOf(m: Module, env: ModuleEnv): Callees | null {
+  const t = findCalleeTable(m);
+  return t && t.existing.size > 0 ? { table: t.index, slots: t.existing, types: env.funcTypes } : null;
+}
+
 /** The arm holds a block or loop, which CFM-CS might meld or replicate. */
 function hasRegions(body: Body, arm: Arm): boolean {
   for (let i = arm.from; i < arm.to; i++) if (body.ops[i] === BLOCK || body.ops[i] === LOOP) return true;
@@ -277,13 +289,14 @@ function apply(m: Module, list: readonly Rewrite[], trial: boolean): void {
 export function fuseBranches(m: Module, options: PassOptions | undefined, progress: (f: number) => void = () => {}): FuseStats {
   const stats = newStats();
   const judge = options?.judge?.compressed ? options.judge : null;
+  const env = moduleEnv(m);
   const o: FuseOptions = {
     ...(options?.hot ? { hot: options.hot } : {}),
     simd: mayIntroduce(m, options, "simd"),
     // a compressor already shares much of what two similar arms repeat
     minBenefit: judge ? 4 : 1,
+    callees: calleesOf(m, env),
   };
-  const env = moduleEnv(m);
   const ectx = effectsContext(m);
   let rewrites: Rewrite[] = [];
   const n = m.functions.length;
@@ -313,6 +326,7 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
     stats.fusedByMeld += r.fusedByMeld;
     stats.melds += r.melds;
     stats.replicas += r.replicas;
+    stats.indirect += r.indirect;
     stats.selects += r.selects;
     stats.guards += r.guards;
     stats.bytesSaved += r.saved;
@@ -322,7 +336,7 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
 
 export const fuseBranchesPass: Pass = {
   name: "fuse-branches",
-  description: "fuse the two arms of an if/else: align their statements, select differing pure operands, guard the rest (HyBF SEME-Fusion)",
+  description: "fuse the two arms of an if/else, CFG diamond or SEME triangle: align their statements, select differing pure operands, guard the rest, meld like blocks and loops (HyBF SEME-Fusion and CFM-CS)",
   run(m: Module, ctx: PassContext): PassResult {
     const s = fuseBranches(m, ctx.options, (f) => ctx.progress(f));
     if (s.refused > 0) ctx.note(`${s.refused} raw-paying function rewrites refused under the size target`);
@@ -330,7 +344,7 @@ export const fuseBranchesPass: Pass = {
       changed: s.fused > 0,
       stats: {
         candidates: s.candidates, diamonds: s.diamonds, triangles: s.triangles, shapesRefused: s.shapesRefused,
-        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, fusedByMeld: s.fusedByMeld, melds: s.melds, replicas: s.replicas, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
+        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, fusedByMeld: s.fusedByMeld, melds: s.melds, replicas: s.replicas, indirect: s.indirect, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
         hot: s.hot, unsupported: s.unsupported, unaligned: s.unaligned, notPaying: s.notPaying, judgements: s.judgements,
       },
     };

@@ -27,11 +27,13 @@ export interface Sequence {
   /** Region pairs melded (CFM-CS), and regions replicated around straight-line code, nested ones included. */
   melds: number;
   replicas: number;
+  /** Calls of differing callees made one call_indirect. */
+  indirect: number;
 }
 
 /** The sequence, or null where a run of unmatched pieces cannot be guarded (see guardType). */
 export function sequenceOf(x: SequenceInput): Sequence | null {
-  let guards = 0, selects = 0, melds = 0, replicas = 0;
+  let guards = 0, selects = 0, melds = 0, replicas = 0, indirect = 0;
   const items: Item[] = [];
   let k = 0;
   while (k < x.cols.length) {
@@ -42,6 +44,7 @@ export function sequenceOf(x: SequenceInput): Sequence | null {
       guards += col.guards;
       melds += col.melds;
       replicas += col.replicas;
+      indirect += col.indirect;
       k++;
       continue;
     }
@@ -68,7 +71,7 @@ export function sequenceOf(x: SequenceInput): Sequence | null {
     if (runB.length > 0) copyRun(x.B, 1, runB);
     items.push({ k: "op", op: END, words: [] });
   }
-  return { items, selects, guards, melds, replicas };
+  return { items, selects, guards, melds, replicas, indirect };
 }
 
 /**
