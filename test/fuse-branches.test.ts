@@ -1,7 +1,8 @@
 // fuse-branches on hand-written modules: each fusion form (select of a
 // differing operand, guard of an unmatched statement, result fix-up, SEME
-// exits, the condition kept on the stack or in a local), each refusal, and
-// the same results in V8 before and after; then random if/else bodies.
+// exits, the condition kept on the stack or in a local; CFG diamonds and SEME
+// triangles), each refusal, and the same results in V8 before and after;
+// then random if/else bodies, diamonds and triangles.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -152,14 +153,270 @@ test("a branch that names the if itself keeps a block in its place", async () =>
   sameBehaviour(r.input, r.binary, ints("f", PAIRS));
 });
 
-test("counts CFG diamonds (block block br_if 0 … br 1 end … end) without fusing them", async () => {
+test("a CFG diamond (block block br_if 0 … br 1 end … end) is fused as the if it stands for", async () => {
   const r = await fuse(`(module (global $g (mut i32) (i32.const 0))
-    (func (export "f") (param i32)
-      (block (block (br_if 0 (local.get 0)) (global.set $g (i32.const 1)) (br 1)) (global.set $g (i32.const 2)))
-      (block (block (br_if 1 (local.get 0)) (global.set $g (i32.const 1)) (br 1)) (global.set $g (i32.const 2)))))`);
+    (func (export "f") (param i32) (result i32)
+      (block (block (br_if 0 (local.get 0)) (global.set $g (i32.add (i32.mul (local.get 0) (i32.const 12345)) (i32.const 1))) (br 1))
+        (global.set $g (i32.add (i32.mul (local.get 0) (i32.const 12345)) (i32.const 2))))
+      (block (block (br_if 1 (local.get 0)) (global.set $g (i32.const 3)) (br 1)) (global.set $g (i32.const 4)))
+      (global.get $g)))`);
   assert.equal(r.stats.diamonds, 1, "the second br_if leaves the outer block: no diamond");
+  assert.equal(r.stats.triangles, 0);
   assert.equal(r.stats.candidates, 0);
+  assert.equal(r.stats.diamondsFused, 1);
+  assert.equal(r.stats.selects, 1);
+  assert.ok((r.stats.shapeBytes as number) > 0 && (r.stats.bytesSaved as number) > (r.stats.shapeBytes as number), "the fusion saves more than the if form alone");
+  assert.equal((r.text.match(/\bblock\b/g) ?? []).length, 2, "only the second pair of blocks is left");
+  assert.ok(r.binary.length < r.input.length);
+  sameBehaviour(r.input, r.binary, ints("f", [[0], [1], [-3]]));
+});
+
+test("a diamond whose arms differ by a statement: the statement is guarded, and a branch out of an arm keeps its target", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (block $out
+        (block (block (br_if 0 (i32.and (local.get 0) (i32.const 1)))
+            (global.set $g (i32.add (global.get $g) (i32.const 1)))
+            (br_if $out (i32.eq (local.get 1) (i32.const 3)))
+            (i32.store (i32.const 8) (i32.mul (local.get 1) (i32.const 12345)))
+            (i32.store (i32.const 12) (i32.xor (local.get 1) (i32.const 77777)))
+            (br 1))
+          (i32.store (i32.const 8) (i32.mul (local.get 1) (i32.const 12345)))
+          (i32.store (i32.const 12) (i32.xor (local.get 1) (i32.const 77777))))
+        (global.set $g (i32.add (global.get $g) (i32.const 10))))
+      (i32.add (global.get $g) (i32.add (i32.load (i32.const 8)) (i32.load (i32.const 12))))))`);
+  assert.equal(r.stats.diamondsFused, 1);
+  assert.equal(r.stats.guards, 1);
+  assert.ok(r.binary.length < r.input.length);
+  sameBehaviour(r.input, r.binary, ints("f", PAIRS.concat([[1, 3], [0, 3]])));
+});
+
+test("a SEME triangle: the arm that returns early and the rest of the function share their common code", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (block (br_if 0 (local.get 0))
+        (global.set $g (i32.const 1))
+        (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))
+        (return (i32.load offset=8 (local.get 1))))
+      (global.set $g (i32.const 2))
+      (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))
+      (i32.load offset=8 (local.get 1)))
+    (func (export "g") (result i32) (global.get $g)))`);
+  assert.equal(r.stats.triangles, 1);
+  assert.equal(r.stats.diamonds, 0);
+  assert.equal(r.stats.trianglesFused, 1);
+  assert.ok(r.binary.length < r.input.length);
+  assert.equal((r.text.match(/i32\.mul/g) ?? []).length, 1, "the shared statement is emitted once");
+  const calls = (xs: number[][]) => xs.flatMap((a): [string, unknown[]][] => [["f", a], ["g", []]]);
+  sameBehaviour(r.input, r.binary, calls([[0, 40], [1, 40], [5, 100]]));
+});
+
+test("a triangle in a loop arm: the rest of the loop body becomes the then arm, its branch to the loop one level deeper", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32) (local i32)
+      (block $out (loop $l
+        (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+        (block (br_if 0 (i32.and (local.get 2) (local.get 0)))
+          (global.set $g (i32.add (global.get $g) (i32.const 5)))
+          (i32.store offset=8 (local.get 1) (i32.mul (local.get 2) (i32.const 12345)))
+          (br $out))
+        (i32.store offset=8 (local.get 1) (i32.mul (local.get 2) (i32.const 12345)))
+        (br_if $l (i32.lt_u (local.get 2) (i32.const 6)))))
+      (i32.add (global.get $g) (i32.load offset=8 (local.get 1)))))`);
+  assert.equal(r.stats.trianglesFused, 1);
+  sameBehaviour(r.input, r.binary, ints("f", [[0, 40], [1, 40], [2, 40], [4, 40], [7, 40]]));
+});
+
+test("refuses diamonds and triangles without an if form: an arm jumps into the other, or the stack does not start empty", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32)
+      (block (block (br_if 0 (local.get 0))
+          (br_if 0 (local.get 1))
+          (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))
+          (br 1))
+        (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))))
+    (func (export "h") (param i32 i32) (result i32)
+      (i32.const 5)
+      (block (br_if 0 (local.get 0))
+        (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))
+        (return (i32.const 9)))
+      (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))
+      (i32.add (local.get 1))))`);
+  assert.equal(r.stats.diamonds, 1);
+  assert.equal(r.stats.triangles, 1, "the diamond's inner block is not counted again");
+  assert.equal(r.stats.shapesRefused, 3, "the diamond, its inner block as a triangle, and the triangle under the 5");
+  assert.equal(r.stats.fused, 0);
   assert.equal(r.changed, false);
+});
+
+test("refuses a diamond that holds exception handling", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0)) (tag $e)
+    (func (export "f") (param i32 i32)
+      (block (block (br_if 0 (local.get 0))
+          (block $h (try_table (catch_all $h) (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))))
+          (br 1))
+        (block $h (try_table (catch_all $h) (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12346))))))))`);
+  assert.equal(r.stats.diamonds, 1);
+  assert.equal(r.stats.shapesRefused, 2, "the diamond and its inner block as a triangle");
+  assert.equal(r.changed, false);
+});
+
+test("a diamond whose P branches out of its blocks is fused in its triangle form", async () => {
+  // br_if 1 in P names the outer block: no if form for the diamond, but the inner block's triangle has one
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (block (block (br_if 1 (i32.eq (local.get 1) (i32.const 7))) (br_if 0 (local.get 0))
+          (global.set $g (i32.const 1))
+          (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345)))
+          (br 1))
+        (global.set $g (i32.const 2))
+        (i32.store offset=8 (local.get 1) (i32.mul (local.get 1) (i32.const 12345))))
+      (i32.add (global.get $g) (i32.load offset=8 (local.get 1)))))`);
+  assert.equal(r.stats.diamonds, 1);
+  assert.equal(r.stats.shapesRefused, 1);
+  assert.equal(r.stats.diamondsFused, 1);
+  sameBehaviour(r.input, r.binary, ints("f", [[0, 40], [1, 40], [1, 7], [0, 7]]));
+});
+
+test("refuses a diamond the hot-code rule keeps, and one whose fusion does not pay", async () => {
+  const wat = `(module (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32)
+      (block (block (br_if 0 (local.get 0)) (global.set $g (i32.add (i32.mul (local.get 0) (i32.const 12345)) (i32.const 1))) (br 1))
+        (global.set $g (i32.add (i32.mul (local.get 0) (i32.const 12345)) (i32.const 2))))
+      (block (block (br_if 0 (local.get 1)) (global.set $g (local.get 0)) (br 1)) (global.set $g (i32.add (global.get $g) (local.get 1))))))`;
+  const hot: HotCode = { isHotFunction: () => true, isHotInstruction: () => true };
+  const h = await fuse(wat, { hot });
+  assert.equal(h.stats.fused, 0);
+  assert.equal(h.stats.hot, 4, "two diamonds, and their inner blocks as triangles");
+  const r = await fuse(wat);
+  assert.equal(r.stats.diamondsFused, 1, "only the first pays");
+  assert.ok((r.stats.unaligned as number) + (r.stats.notPaying as number) >= 1);
+});
+
+test("CFM-CS: two loops of the same shape are melded, their differing statement guarded inside the one loop", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32) (local i32)
+      (if (local.get 0)
+        (then
+          (local.set 2 (i32.const 0))
+          (loop $l
+            (i32.store offset=16 (i32.shl (local.get 2) (i32.const 2)) (i32.mul (local.get 2) (i32.const 100003)))
+            (br_if $l (i32.lt_u (local.tee 2 (i32.add (local.get 2) (i32.const 1))) (local.get 1)))))
+        (else
+          (local.set 2 (i32.const 0))
+          (loop $l
+            (i32.store offset=16 (i32.shl (local.get 2) (i32.const 2)) (i32.mul (local.get 2) (i32.const 200003)))
+            (global.set $g (i32.add (global.get $g) (i32.const 1)))
+            (br_if $l (i32.lt_u (local.tee 2 (i32.add (local.get 2) (i32.const 1))) (local.get 1))))))
+      (i32.add (global.get $g) (i32.add (i32.load offset=16 (i32.const 4)) (i32.load offset=16 (i32.const 8))))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.fusedByMeld, 1);
+  assert.equal(r.stats.melds, 1);
+  assert.equal(r.stats.guards, 1);
+  assert.equal(r.stats.selects, 1);
+  assert.equal((r.text.match(/\bloop\b/g) ?? []).length, 1, "one loop left");
+  assert.ok(r.binary.length < r.input.length);
+  sameBehaviour(r.input, r.binary, ints("f", [[0, 1], [1, 1], [0, 3], [1, 3], [5, 0]]));
+});
+
+test("CFM-CS: a guarded branch inside melded blocks gets one more level, a matched one keeps its depth", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (block $out
+        (if (local.get 0)
+          (then
+            (block $b
+              (br_if $b (i32.eq (local.get 1) (i32.const 3)))
+              (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003)))
+              (br_if $out (i32.eq (local.get 1) (i32.const 5)))
+              (global.set $g (i32.add (global.get $g) (i32.mul (local.get 1) (i32.const 7777))))))
+          (else
+            (block $b
+              (br_if $b (i32.eq (local.get 1) (i32.const 3)))
+              (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003)))
+              (br_if $b (i32.eq (local.get 1) (i32.const 4)))
+              (global.set $g (i32.add (global.get $g) (i32.mul (local.get 1) (i32.const 7777))))))))
+      (i32.add (global.get $g) (i32.load offset=16 (local.get 1)))))`);
+  assert.equal(r.stats.fusedByMeld, 1);
+  assert.ok((r.stats.guards as number) >= 1);
+  const calls: [string, unknown[]][] = [];
+  for (const a of [0, 1]) for (const b of [1, 3, 4, 5, 8]) calls.push(["f", [a, b]]);
+  sameBehaviour(r.input, r.binary, calls);
+});
+
+test("region replication: a block on one side, straight-line code on the other; the block is put around it and the two melded", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (if (local.get 0)
+        (then
+          (block $b
+            (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 100003)) (i32.const 99991)))
+            (br_if $b (i32.eq (local.get 1) (i32.const 3)))
+            (global.set $g (i32.mul (local.get 1) (i32.const 7777777)))))
+        (else
+          (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 100003)) (i32.const 99991)))))
+      (i32.add (global.get $g) (i32.load offset=16 (local.get 1)))))`);
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.replicas, 1);
+  assert.equal(r.stats.fusedByMeld, 1);
+  assert.equal((r.text.match(/i32\.store/g) ?? []).length, 1, "the shared store is emitted once");
+  assert.ok(r.binary.length < r.input.length);
+  const calls: [string, unknown[]][] = [];
+  for (const a of [0, 1]) for (const b of [1, 3, 8]) calls.push(["f", [a, b]]);
+  sameBehaviour(r.input, r.binary, calls);
+});
+
+test("region replication refuses code with control flow on the other side", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32)
+      (if (local.get 0)
+        (then
+          (block $b
+            (i32.store offset=16 (local.get 1) (i32.add (i32.mul (local.get 1) (i32.const 100003)) (i32.const 99991)))
+            (br_if $b (i32.eq (local.get 1) (i32.const 3)))
+            (global.set $g (i32.mul (local.get 1) (i32.const 7777777)))))
+        (else
+          (i32.store offset=16 (local.get 1)
+            (i32.add (i32.mul (local.get 1) (i32.const 100003)) (if (result i32) (local.get 1) (then (i32.const 99991)) (else (i32.const 3)))))))))`);
+  assert.equal(r.stats.replicas, 0);
+});
+
+test("CFM-CS refuses to meld a block with a loop, or blocks of different types", async () => {
+  const r = await fuse(`(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (func (export "f") (param i32 i32)
+      (if (local.get 0)
+        (then (block (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (global.set $g (i32.const 1))))
+        (else (loop (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (global.set $g (i32.const 2)))))
+      (if (local.get 1)
+        (then (drop (block (result i32) (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (i32.const 1))))
+        (else (block (i32.store offset=16 (local.get 1) (i32.mul (local.get 1) (i32.const 100003))) (global.set $g (i32.const 2)))))))`);
+  assert.equal(r.stats.melds, 0);
+  assert.equal(r.stats.fusedByMeld, 0);
+});
+
+test("differing callees of one type with table slots: the arguments once, the slot selected, one call_indirect", async () => {
+  const wat = (exportTable: boolean) => `(module (memory 1) (global $g (mut i32) (i32.const 0))
+    (type $t (func (param i32 i32) (result i32)))
+    (table $tab ${exportTable ? '(export "tab") ' : ""}4 funcref) (elem (i32.const 1) $a $b $c)
+    (func $a (type $t) (global.set $g (i32.add (global.get $g) (local.get 0))) (i32.mul (local.get 0) (local.get 1)))
+    (func $b (type $t) (global.set $g (i32.sub (global.get $g) (local.get 1))) (i32.add (local.get 0) (local.get 1)))
+    (func $c (param i32) (result i32) (local.get 0))
+    (func (export "f") (param i32 i32) (result i32)
+      (if (result i32) (local.get 0)
+        (then (call $a (i32.mul (local.get 1) (i32.const 100003)) (i32.load offset=64 (i32.and (local.get 1) (i32.const 0xffc)))))
+        (else (call $b (i32.mul (local.get 1) (i32.const 100003)) (i32.load offset=64 (i32.and (local.get 1) (i32.const 0xffc)))))))
+    (func (export "g") (result i32) (global.get $g)))`;
+  const r = await fuse(wat(false));
+  assert.equal(r.stats.fused, 1);
+  assert.equal(r.stats.indirect, 1);
+  assert.match(r.text, /call_indirect/);
+  assert.ok(r.binary.length < r.input.length);
+  const calls: [string, unknown[]][] = [];
+  for (const a of [0, 1, 7]) for (const b of [0, 3, 100]) calls.push(["f", [a, b]], ["g", []]);
+  sameBehaviour(r.input, r.binary, calls);
+  // refused where the host may change the table's slots
+  const e = await fuse(wat(true));
+  assert.equal(e.stats.indirect, 0);
 });
 
 test("through optimize: checked under raw (static hot rule off), and judged under balanced", async () => {
@@ -288,3 +545,47 @@ test("random if/else bodies: same results, traps and state in V8 before and afte
   assert.equal(programs, 150);
   assert.ok(fused >= 20, `only ${fused} fusions in 150 random programs`);
 });
+
+test("random if/else bodies with blocks and loops (CFM-CS): same results, traps and state in V8 before and after", async () => {
+  const r = rng(16019);
+  let melded = 0;
+  for (let p = 0; p < 120; p++) {
+    const wat = randomIfElseProgram(r, "if", true);
+    const out = await fuse(wat);
+    melded += out.stats.fusedByMeld as number;
+    const calls: [string, unknown[]][] = [];
+    for (let k = 0; k < 12; k++) {
+      const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
+      calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
+    }
+    try {
+      sameBehaviour(out.input, out.binary, calls);
+    } catch (e) {
+      throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
+    }
+  }
+  assert.ok(melded >= 10, `only ${melded} fusions by melding in 120 random programs`);
+});
+
+for (const shape of ["diamond", "triangle"] as const) {
+  test(`random ${shape}s: same results, traps and state in V8 before and after`, async () => {
+    const r = rng(shape === "diamond" ? 16017 : 16018);
+    let fused = 0;
+    for (let p = 0; p < 100; p++) {
+      const wat = randomIfElseProgram(r, shape);
+      const out = await fuse(wat);
+      fused += out.stats[shape === "diamond" ? "diamondsFused" : "trianglesFused"] as number;
+      const calls: [string, unknown[]][] = [];
+      for (let k = 0; k < 12; k++) {
+        const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
+        calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
+      }
+      try {
+        sameBehaviour(out.input, out.binary, calls);
+      } catch (e) {
+        throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
+      }
+    }
+    assert.ok(fused >= 15, `only ${fused} ${shape} fusions in 100 random programs`);
+  });
+}

@@ -53,7 +53,7 @@ export interface MergeStats {
 }
 
 /** The table differing callees go through: its index and the slots already holding each function. */
-interface CalleeTable {
+export interface CalleeTable {
   index: number;
   /** function index -> existing slot (only for tables whose contents no one else can change). */
   existing: Map<number, number>;
@@ -62,7 +62,8 @@ interface CalleeTable {
   nextSlot: number;
 }
 
-function findCalleeTable(m: Module): CalleeTable | null {
+/** The table for differing callees, or null where the host or the code may change table contents (fuse-branches reads its `existing` slots too). */
+export function findCalleeTable(m: Module): CalleeTable | null {
   if (m.numImportedTables > 0) return null;
   const writesTables = m.functions.some((f) => {
     const b = bodyOf(m, f);

@@ -13,7 +13,7 @@ import type { ControlTree } from "../../analysis/control-tree.js";
 import { producerOf, popCount, type BodyTyping } from "../../analysis/body-typing.js";
 import { OP_EFFECTS } from "../../analysis/effects.js";
 
-const IF = idOf("if"), BLOCK = idOf("block"), BR = idOf("br"), BR_IF = idOf("br_if");
+const IF = idOf("if");
 /** Ops whose label arithmetic this pass does not handle (legacy and new exception handling). */
 const REFUSED = new Set(["try", "try_table", "delegate", "rethrow", "catch", "catch_all"].map(idOf));
 
@@ -68,30 +68,6 @@ export function ifElseCandidates(ct: ControlTree): number[] {
   return out;
 }
 
-/**
- * CFG diamonds as clang emits them without wasm-opt: outer block constructs
- * of the shape `block (block cond br_if 0 B… br 1 end) A… end` (empty block
- * types, both arms non-empty, nothing after A). Only counted: this pass
- * fuses if/else constructs; turning such a diamond into one is wasm-opt's
- * work, and is left to it.
- */
-export function diamondCandidates(body: Body, ct: ControlTree): number[] {
-  const out: number[] = [];
-  const { ops, imm, immStart } = body;
-  const label = (i: number) => imm[immStart[i]!]!;
-  for (let c = 1; c + 1 < ct.count; c++) {
-    if (ct.opener[c] !== BLOCK || ct.opener[c + 1] !== BLOCK || ct.parent[c + 1] !== c) continue;
-    const s = ct.start[c]!, inner = c + 1;
-    if (ct.start[inner] !== s + 1 || imm[immStart[s]!] !== 0x40 || imm[immStart[s + 1]!] !== 0x40) continue;
-    const ie = ct.end[inner]!;
-    if (ie + 1 >= ct.end[c]! || ops[ie - 1] !== BR || label(ie - 1) !== 1 || ct.constructOf[ie - 1] !== inner) continue;
-    let brIf = -1;
-    for (let i = s + 2; i < ie - 1; i++) if (ops[i] === BR_IF && ct.constructOf[i] === inner && label(i) === 0) { brIf = i; break; }
-    if (brIf > s + 2 && brIf + 1 < ie - 1) out.push(c);
-  }
-  return out;
-}
-
 /** Cuts both arms of if construct `c` into nodes and pieces, or says why not. */
 export function armsOf(body: Body, ct: ControlTree, t: BodyTyping, c: number): ArmsResult {
   const s = ct.start[c]!;
@@ -107,7 +83,7 @@ export function armsOf(body: Body, ct: ControlTree, t: BodyTyping, c: number): A
   return { ok: true, then: a, else: b };
 }
 
-function armOf(body: Body, ct: ControlTree, t: BodyTyping, c: number, from: number, to: number): Arm | null {
+export function armOf(body: Body, ct: ControlTree, t: BodyTyping, c: number, from: number, to: number): Arm | null {
   const nodes: Node[] = [];
   /** Instruction whose pushes are a node's values (a construct's end) → node index. */
   const nodeAt = new Map<number, number>();

@@ -1,20 +1,20 @@
-// The fused code of one if: aligned columns become one sequence; runs of
-// unmatched pieces go under an `if` on the saved condition (an if/else when
-// both arms have a run at the same gap); the condition lives in a local, or
-// stays on the stack when its only use comes first. Branch depths are fixed
-// for the if that disappears (or the block that replaces it when a branch
-// names it) and for the guards that add a level.
+// The fused code of one if: aligned columns become one sequence
+// (sequence.ts: unmatched runs guarded by the condition); the condition lives
+// in a local, or stays on the stack when its only use comes first. Branch
+// depths are fixed for the if that disappears (or the block that replaces it
+// when a branch names it) and for the guards that add a level.
 
 import { idOf } from "../../binary/opcodes/index.js";
-import { BLOCK_EMPTY, BodyBuilder, type Body } from "../../ir/body.js";
+import { BodyBuilder, originOf, type Body } from "../../ir/body.js";
 import { LABEL_WORDS } from "../../ir/imm-layout.js";
 import type { ControlTree } from "../../analysis/control-tree.js";
 import type { Arm } from "./arms.js";
-import { SELECT, type Column, type Item } from "./align.js";
+import { SELECT, type Column } from "./align.js";
+import { sequenceOf } from "./sequence.js";
 
-const IF = idOf("if"), ELSE = idOf("else"), END = idOf("end"), BLOCK = idOf("block");
+const END = idOf("end"), BLOCK = idOf("block");
 const LOCAL_GET = idOf("local.get"), LOCAL_SET = idOf("local.set"), LOCAL_TEE = idOf("local.tee");
-const I32_EQZ = idOf("i32.eqz"), DROP = idOf("drop"), BR_TABLE = idOf("br_table");
+const DROP = idOf("drop"), BR_TABLE = idOf("br_table");
 
 /** Where the condition is kept. */
 export type CondPlace =
@@ -32,6 +32,11 @@ export interface Fused {
   usesFresh: boolean;
   selects: number;
   guards: number;
+  /** Region pairs melded (CFM-CS), regions replicated around straight-line code. */
+  melds: number;
+  replicas: number;
+  /** Calls of differing callees made one call_indirect. */
+  indirect: number;
 }
 
 export interface EmitInput {
@@ -48,45 +53,11 @@ export interface EmitInput {
   cond: CondPlace;
 }
 
-/** Builds the fused code, or null where a run of unmatched pieces cannot be guarded (see guardType). */
+/** Builds the fused code, or null where a run of unmatched pieces cannot be guarded (see sequence.ts). */
 export function emitFused(x: EmitInput): Fused | null {
-  let guards = 0;
-  let selects = 0;
-  // the fused code in order: aligned items, and the guards' own instructions
-  const seq: (Item | { k: "op"; op: number; words: number[] })[] = [];
-  let k = 0;
-  while (k < x.cols.length) {
-    const col = x.cols[k]!;
-    if (col.items) {
-      seq.push(...col.items);
-      selects += col.selects;
-      k++;
-      continue;
-    }
-    const runA: number[] = [], runB: number[] = [];
-    while (k < x.cols.length && !x.cols[k]!.items) {
-      const g = x.cols[k++]!;
-      if (g.a >= 0) runA.push(g.a);
-      if (g.b >= 0) runB.push(g.b);
-    }
-    const bt = guardType(x, runA, runB);
-    if (bt === null) return null;
-    guards++;
-    seq.push({ k: "cond" });
-    if (runA.length === 0) seq.push({ k: "op", op: I32_EQZ, words: [] });
-    seq.push({ k: "op", op: IF, words: [bt] });
-    const copyRun = (arm: Arm, side: 0 | 1, run: number[]) => {
-      for (const p of run) {
-        const pc = arm.pieces[p]!;
-        seq.push({ k: "copy", side, from: arm.nodes[pc.first]!.from, to: arm.nodes[pc.last]!.to, guarded: true });
-      }
-    };
-    if (runA.length > 0) copyRun(x.A, 0, runA);
-    if (runA.length > 0 && runB.length > 0) seq.push({ k: "op", op: ELSE, words: [] });
-    if (runB.length > 0) copyRun(x.B, 1, runB);
-    seq.push({ k: "op", op: END, words: [] });
-  }
-
+  const sq = sequenceOf(x);
+  if (!sq) return null;
+  const { items: seq, selects, guards, melds, replicas, indirect } = sq;
   const wrap = x.A.branchesToIf || x.B.branchesToIf;
   const uses = seq.filter((s) => s.k === "cond").length;
   const s = x.ct.start[x.c]!;
@@ -128,50 +99,44 @@ export function emitFused(x: EmitInput): Fused | null {
       b.begin(it.op);
       for (const w of it.words) b.word(w);
     } else {
-      copyShifted(b, x.body, x.ct, x.c, it.from, it.to, base + (it.guarded ? 1 : 0));
+      copyItem(b, x.body, x.ct, x.c, it.from, it.to, base, it.guarded ? 1 : 0);
     }
   }
   if (wrap) b.begin(END);
-  return { from, to: x.ct.end[x.c]! + 1, code: b.finish(), usesFresh, selects, guards };
+  return { from, to: x.ct.end[x.c]! + 1, code: b.finish(), usesFresh, selects, guards, melds, replicas, indirect };
 }
 
 /**
- * The block type of the guard over runs a (then) and b (else) of unmatched
- * pieces: both must leave the same types (a run that never falls through
- * leaves any); a one-armed guard must leave none. More than one value needs
- * the if's own multi-value type (no new type, no feature the input lacks).
+ * Copies an item's instructions [from, to) of arm code inside if construct c:
+ * a label that names c or a construct outside it gets `base` (-1: the if is
+ * gone, 0: a block replaces it) plus `guard` (1 under a guard); one that
+ * names a melded construct around the copy gets `guard`.
  */
-function guardType(x: EmitInput, runA: number[], runB: number[]): number | null {
-  const leaves = (arm: Arm, run: number[]): number[] | null => {
-    const out: number[] = [];
-    for (const p of run) {
-      const l = arm.pieces[p]!.leaves;
-      if (l === null) return null;
-      out.push(...l);
-    }
-    return out;
-  };
-  const la = leaves(x.A, runA), lb = leaves(x.B, runB);
-  let types: number[];
-  if (la === null) types = lb ?? [];
-  else if (lb === null) types = la;
-  else {
-    if (la.length !== lb.length || la.some((t, i) => t !== lb[i])) return null;
-    types = la;
-  }
-  if ((runA.length === 0 || runB.length === 0) && types.length > 0) return null;
-  if (types.length === 0) return BLOCK_EMPTY;
-  if (types.length === 1) return types[0]!;
-  const same = types.length === x.results.length && types.every((t, i) => t === x.results[i]);
-  return same && x.blockType < 0 ? x.blockType : null;
-}
-
-/** Copies [from, to) adding `shift` to every label that names the if or a construct outside it. */
-function copyShifted(b: BodyBuilder, body: Body, ct: ControlTree, c: number, from: number, to: number, shift: number): void {
+function copyItem(b: BodyBuilder, body: Body, ct: ControlTree, c: number, from: number, to: number, base: number, guard: number): void {
   const { ops, imm, immStart } = body;
   for (let i = from; i < to; i++) {
     const op = ops[i]!;
-    b.begin(op);
+    b.begin(op, originOf(body, i));
+    const w0 = immStart[i]!, w1 = immStart[i + 1]!;
+    const words = Array.from(imm.subarray(w0, w1));
+    if (base + guard !== 0 || guard !== 0) {
+      const at = op === BR_TABLE ? Array.from({ length: words[0]! + 1 }, (_, k) => k + 1) : (LABEL_WORDS[op] ?? []);
+      for (const off of at) {
+        const t = ct.target(i, words[off]!);
+        if (t <= c) words[off]! += base + guard;
+        else if (ct.start[t]! < from) words[off]! += guard;
+      }
+    }
+    for (const w of words) b.word(w);
+  }
+}
+
+/** Copies [from, to) adding `shift` to every label that names construct c or a construct outside it. */
+export function copyShifted(b: BodyBuilder, body: Body, ct: ControlTree, c: number, from: number, to: number, shift: number): void {
+  const { ops, imm, immStart } = body;
+  for (let i = from; i < to; i++) {
+    const op = ops[i]!;
+    b.begin(op, originOf(body, i));
     const w0 = immStart[i]!, w1 = immStart[i + 1]!;
     const words = Array.from(imm.subarray(w0, w1));
     if (shift !== 0) {

@@ -2,10 +2,14 @@
 // (HyBF's SEME-Fusion, DIGEST §2.3/§2.5, at statement granularity): pieces
 // of the arms are aligned, matched pieces are emitted once with `select` on
 // the saved condition for differing pure operands and results, unmatched
-// runs are guarded by the condition. Each fusion is kept only where it makes
-// the function's code entry smaller in exact bytes. CFM-CS (region melding),
-// CFG diamonds without an if, and call_indirect for differing callees are
-// not done (see the issue 16 note).
+// runs are guarded by the condition. CFG diamonds and SEME triangles (the
+// branches clang -Oz emits without wasm-opt, diamond.ts) are fused as the
+// ifs they stand for. Each fusion is kept only where it makes the function's
+// code entry smaller in exact bytes. Per branch, plain alignment and CFM-CS
+// (alignment that also melds isomorphic blocks and loops, and replicates a
+// block or loop around straight-line code on the other side, align.ts) are
+// both tried and the smaller kept. Calls of two functions of one type that
+// already have table slots become one call_indirect on the selected slot.
 
 import { bodyOf } from "../../binary/reader.js";
 import { writeModule } from "../../binary/writer.js";
@@ -16,7 +20,7 @@ import { controlTree, type ControlTree } from "../../analysis/control-tree.js";
 import { typeBody, type BodyTyping } from "../../analysis/body-typing.js";
 import { moduleEnv, type ModuleEnv } from "../../analysis/module-env.js";
 import { effectsContext, type EffectsContext } from "../../analysis/effects.js";
-import { funcEntrySize, funcEntrySizeOf, rangeSize } from "../../analysis/sizes.js";
+import { funcEntrySize, rangeSize } from "../../analysis/sizes.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { idOf } from "../../binary/opcodes/index.js";
 import { copyRange } from "../../extract/copy.js";
@@ -24,17 +28,32 @@ import { mayIntroduce } from "../features.js";
 import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
 import { replaceBody, trialCopy } from "../../extract/trial.js";
 import type { HotCode, Pass, PassContext, PassOptions, PassResult } from "../pass.js";
-import { armsOf, diamondCandidates, ifElseCandidates } from "./arms.js";
-import { alignArms, type AlignOptions } from "./align.js";
+import { armsOf, ifElseCandidates, type Arm } from "./arms.js";
+import { shapeAsIf, shapesOf, type Shape } from "./diamond.js";
+import { alignArms, type AlignOptions, type Callees } from "./align.js";
+import { findCalleeTable } from "../merge-functions.js";
 import { emitFused, type CondPlace, type Fused } from "./emit.js";
 
 const LOCAL_GET = idOf("local.get"), LOCAL_SET = idOf("local.set"), LOCAL_TEE = idOf("local.tee");
+const BLOCK = idOf("block"), LOOP = idOf("loop");
+
+/** Alignment options that hold for the whole module. */
+type BaseAlign = Pick<AlignOptions, "ectx" | "simd" | "maxPairs" | "callees">;
 
 export interface FuseStats {
   /** if/else constructs with two non-empty arms. */
   candidates: number;
-  /** CFG diamonds (block block … br_if 0 … br 1 end … end), counted only. */
+  /** CFG diamonds (block block … br_if 0 … br 1 end … end). */
   diamonds: number;
+  /** SEME triangles (block … br_if 0 … <branch or return> end, then the rest of the enclosing construct), the inner blocks of diamonds not counted. */
+  triangles: number;
+  /** Diamonds and triangles with a branch that has no if form, a triangle whose stack does not start empty, or over the work budget. */
+  shapesRefused: number;
+  /** Fused as diamonds, or through their inner block's triangle form. */
+  diamondsFused: number;
+  trianglesFused: number;
+  /** Of bytesSaved, what writing the fused diamonds and triangles as ifs saves by itself. */
+  shapeBytes: number;
   /** Left alone: a profile or the static estimate calls them hot. */
   hot: number;
   /** Left alone: block parameters, exception handling or dead code in an arm. */
@@ -44,6 +63,12 @@ export interface FuseStats {
   /** Aligned, but the fused code is not smaller. */
   notPaying: number;
   fused: number;
+  /** Fusions that meld at least one pair of regions or replicate one (CFM-CS kept over plain alignment); region pairs melded; regions replicated. */
+  fusedByMeld: number;
+  melds: number;
+  replicas: number;
+  /** Calls of two callees made one call_indirect through their table slots. */
+  indirect: number;
   selects: number;
   guards: number;
   /** Bytes saved in code entries (local declarations included). */
@@ -57,6 +82,8 @@ export interface FuseOptions {
   simd: boolean;
   /** Fusions within a function must save at least this many bytes together. */
   minBenefit: number;
+  /** Functions with a stable table slot (differing callees through call_indirect), or null. */
+  callees: Callees | null;
 }
 
 /** One function's rewrite. */
@@ -66,16 +93,32 @@ interface Rewrite {
   locals: Func["locals"];
   saved: number;
   fused: number;
+  diamonds: number;
+  triangles: number;
+  shapeBytes: number;
+  fusedByMeld: number;
+  melds: number;
+  replicas: number;
+  indirect: number;
   selects: number;
   guards: number;
 }
 
+/** A fusion as a replacement of instructions [from, to) of the function's body. */
+interface Site extends Fused {
+  shape: "diamond" | "triangle" | null;
+  /** For a shape: bytes its if form saves by itself. */
+  shapeBytes: number;
+}
+
 export function newStats(): FuseStats {
-  return { candidates: 0, diamonds: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
+  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, fusedByMeld: 0, melds: 0, replicas: 0, indirect: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
 }
 
 /** Most piece pairs compared per if. */
 const MAX_PAIRS = 40_000;
+/** Most instructions retyped per function for diamonds and triangles (each is typed as an if in a copy of the body). */
+const MAX_SHAPE_WORK = 4_000_000;
 
 /** The fusions of one function that pay, or null. `allowFresh` false: only fusions that need no new local. */
 function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsContext, o: FuseOptions, stats: FuseStats | null, allowFresh: boolean): Rewrite | null {
@@ -83,26 +126,38 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
   const body = bodyOf(m, f);
   const ct = controlTree(body);
   const cands = ifElseCandidates(ct);
+  const shapes = shapesOf(body, ct);
   if (stats) {
     stats.candidates += cands.length;
-    stats.diamonds += diamondCandidates(body, ct).length;
+    for (const x of shapes) if (!x.inDiamond) stats[x.kind === "diamond" ? "diamonds" : "triangles"]++;
   }
-  if (cands.length === 0) return null;
+  if (cands.length === 0 && shapes.length === 0) return null;
   const hot = o.hot && o.hot.isHotFunction(f) ? o.hot : null;
   const t = typeBody(m, m.numImportedFuncs + pos, env);
   const nParams = env.ctx.params[f.typeIndex]!.length;
   const fresh = nParams + f.localCount;
-  const ao: AlignOptions = { ectx, simd: o.simd, maxPairs: MAX_PAIRS };
-  const chosen: Fused[] = [];
+  const ao: BaseAlign = { ectx, simd: o.simd, maxPairs: MAX_PAIRS, callees: o.callees };
+  // if/else constructs and shapes in the order they open; outermost first
+  const sites: (number | Shape)[] = [...cands, ...shapes].sort((a, b) => startOf(ct, a) - startOf(ct, b));
+  const chosen: Site[] = [];
   let coveredTo = -1;
-  for (const c of cands) {
-    const s = ct.start[c]!;
-    if (s < coveredTo) continue; // inside a fused if
+  let work = 0;
+  for (const site of sites) {
+    const s = startOf(ct, site);
+    if (s < coveredTo) continue; // inside a fused if or shape
     if (hot && hot.isHotInstruction(f, s)) {
       if (stats) stats.hot++;
       continue;
     }
-    const fused = fuseIf(body, ct, t, env, c, fresh, ao, stats);
+    let fused: Site | null;
+    if (typeof site === "number") {
+      const x = fuseIf(body, ct, t, env, site, fresh, ao, stats);
+      fused = x && { ...x, shape: null, shapeBytes: 0 };
+    } else {
+      work += body.count;
+      fused = work <= MAX_SHAPE_WORK ? fuseShape(m, pos, body, ct, t, env, site, fresh, ao, stats) : null;
+      if (work > MAX_SHAPE_WORK && stats) stats.shapesRefused++;
+    }
     if (!fused || (fused.usesFresh && !allowFresh)) continue;
     chosen.push(fused);
     coveredTo = fused.to;
@@ -118,39 +173,97 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
   }
   copyRange(b, body, i, body.count);
   const nb = b.finish();
-  const saved = funcEntrySizeOf(f) - funcEntrySize(locals, nb);
+  // against the body re-encoded: what the writer gains by re-encoding a function (padded LEBs, as wasm-ld leaves them) is not the fusion's
+  const saved = funcEntrySize(f.locals, body) - funcEntrySize(locals, nb);
   if (saved < o.minBenefit) {
     // the new local's declaration may be what keeps it from paying
     return allowFresh && locals !== f.locals ? planFunction(m, pos, env, ectx, o, null, false) : null;
   }
   return {
     pos, body: nb, locals, saved, fused: chosen.length,
+    diamonds: chosen.filter((x) => x.shape === "diamond").length, triangles: chosen.filter((x) => x.shape === "triangle").length,
+    shapeBytes: chosen.reduce((n, x) => n + x.shapeBytes, 0),
+    fusedByMeld: chosen.filter((x) => x.melds + x.replicas > 0).length, melds: chosen.reduce((n, x) => n + x.melds, 0),
+    replicas: chosen.reduce((n, x) => n + x.replicas, 0), indirect: chosen.reduce((n, x) => n + x.indirect, 0),
     selects: chosen.reduce((n, x) => n + x.selects, 0), guards: chosen.reduce((n, x) => n + x.guards, 0),
   };
 }
 
-/** The fused code of if construct c if it is smaller than the if (estimating the new local's declaration apart), else null. */
-function fuseIf(body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, c: number, fresh: number, ao: AlignOptions, stats: FuseStats | null): Fused | null {
+function startOf(ct: ControlTree, site: number | Shape): number {
+  return typeof site === "number" ? ct.start[site]! : site.from;
+}
+
+/**
+ * A diamond or triangle fused: written as an if in a copy of the body, typed
+ * there, fused like any if; the result replaces the shape's instructions.
+ * Null if it has no if form or the fused code is not smaller than that if.
+ */
+function fuseShape(m: Module, pos: number, body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, x: Shape, fresh: number, ao: BaseAlign, stats: FuseStats | null): Site | null {
+  const f = m.functions[pos]!;
+  const conv = shapeAsIf(body, ct, t, env, f.typeIndex, x);
+  if (!conv) {
+    if (stats) stats.shapesRefused++;
+    return null;
+  }
+  const trial: Module = { ...m, functions: m.functions.slice() };
+  trial.functions[pos] = { ...f, body: conv.body };
+  const ct2 = controlTree(conv.body);
+  const t2 = typeBody(trial, m.numImportedFuncs + pos, env);
+  const fused = fuseIf(conv.body, ct2, t2, env, ct2.constructOf[conv.ifAt]!, fresh, ao, stats);
+  if (!fused) return null;
+  const end = x.from + conv.length;
+  const b = new BodyBuilder(conv.length + 4, body.offsets !== null);
+  copyRange(b, conv.body, x.from, fused.from);
+  copyRange(b, fused.code, 0, fused.code.count);
+  copyRange(b, conv.body, fused.to, end);
+  return {
+    ...fused, from: x.from, to: x.to, code: b.finish(), shape: x.inDiamond ? "diamond" : x.kind,
+    shapeBytes: rangeSize(body, x.from, x.to) - rangeSize(conv.body, x.from, end),
+  };
+}
+
+/**
+ * The fused code of if construct c if it is smaller than the if (estimating
+ * the new local's declaration apart), else null. Both methods are tried:
+ * alignment alone (SEME-Fusion), and alignment that melds isomorphic blocks
+ * and loops (CFM-CS); the smaller exact encoding is kept.
+ */
+function fuseIf(body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, c: number, fresh: number, base: BaseAlign, stats: FuseStats | null): Fused | null {
   const arms = armsOf(body, ct, t, c);
   if (!arms.ok) {
     if (stats) stats.unsupported++;
-    return null;
-  }
-  const cols = alignArms(body, arms.then, arms.else, ao);
-  if (!cols) {
-    if (stats) stats.unaligned++;
     return null;
   }
   const s = ct.start[c]!;
   const bt = body.imm[body.immStart[s]!]!;
   const results = bt >= 0 ? (bt === 0x40 ? [] : [bt]) : env.ctx.results[-bt - 1]!;
   const cond = condPlace(body, ct, c, fresh);
-  const fused = emitFused({ body, ct, c, A: arms.then, B: arms.else, cols, results, blockType: bt, cond });
-  if (!fused || rangeSize(fused.code, 0, fused.code.count) >= rangeSize(body, fused.from, fused.to)) {
-    if (stats) stats.notPaying++;
-    return null;
-  }
-  return fused;
+  let aligned = false;
+  const attempt = (meld: boolean): Fused | null => {
+    const cols = alignArms(body, arms.then, arms.else, { ...base, meld, ct, t });
+    if (!cols) return null;
+    aligned = true;
+    const fused = emitFused({ body, ct, c, A: arms.then, B: arms.else, cols, results, blockType: bt, cond });
+    return fused && rangeSize(fused.code, 0, fused.code.count) < rangeSize(body, fused.from, fused.to) ? fused : null;
+  };
+  const plain = attempt(false);
+  const melded = hasRegions(body, arms.then) || hasRegions(body, arms.else) ? attempt(true) : null;
+  const size = (x: Fused) => rangeSize(x.code, 0, x.code.count) + (x.usesFresh ? 1 : 0);
+  const best = melded && melded.melds + melded.replicas > 0 && (!plain || size(melded) < size(plain)) ? melded : plain;
+  if (!best && stats) stats[aligned ? "notPaying" : "unaligned"]++;
+  return best;
+}
+
+/** The functions already in a table whose slots stay as they are (merge-functions' conditions), or null if none. */
+function calleesOf(m: Module, env: ModuleEnv): Callees | null {
+  const t = findCalleeTable(m);
+  return t && t.existing.size > 0 ? { table: t.index, slots: t.existing, types: env.funcTypes } : null;
+}
+
+/** The arm holds a block or loop, which CFM-CS might meld or replicate. */
+function hasRegions(body: Body, arm: Arm): boolean {
+  for (let i = arm.from; i < arm.to; i++) if (body.ops[i] === BLOCK || body.ops[i] === LOOP) return true;
+  return false;
 }
 
 /** The local read just before the if when no arm writes it, else the fresh local. */
@@ -176,13 +289,14 @@ function apply(m: Module, list: readonly Rewrite[], trial: boolean): void {
 export function fuseBranches(m: Module, options: PassOptions | undefined, progress: (f: number) => void = () => {}): FuseStats {
   const stats = newStats();
   const judge = options?.judge?.compressed ? options.judge : null;
+  const env = moduleEnv(m);
   const o: FuseOptions = {
     ...(options?.hot ? { hot: options.hot } : {}),
     simd: mayIntroduce(m, options, "simd"),
     // a compressor already shares much of what two similar arms repeat
     minBenefit: judge ? 4 : 1,
+    callees: calleesOf(m, env),
   };
-  const env = moduleEnv(m);
   const ectx = effectsContext(m);
   let rewrites: Rewrite[] = [];
   const n = m.functions.length;
@@ -206,6 +320,13 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
   apply(m, rewrites, false);
   for (const r of rewrites) {
     stats.fused += r.fused;
+    stats.diamondsFused += r.diamonds;
+    stats.trianglesFused += r.triangles;
+    stats.shapeBytes += r.shapeBytes;
+    stats.fusedByMeld += r.fusedByMeld;
+    stats.melds += r.melds;
+    stats.replicas += r.replicas;
+    stats.indirect += r.indirect;
     stats.selects += r.selects;
     stats.guards += r.guards;
     stats.bytesSaved += r.saved;
@@ -215,14 +336,15 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
 
 export const fuseBranchesPass: Pass = {
   name: "fuse-branches",
-  description: "fuse the two arms of an if/else: align their statements, select differing pure operands, guard the rest (HyBF SEME-Fusion)",
+  description: "fuse the two arms of an if/else, CFG diamond or SEME triangle: align their statements, select differing pure operands, guard the rest, meld like blocks and loops (HyBF SEME-Fusion and CFM-CS)",
   run(m: Module, ctx: PassContext): PassResult {
     const s = fuseBranches(m, ctx.options, (f) => ctx.progress(f));
     if (s.refused > 0) ctx.note(`${s.refused} raw-paying function rewrites refused under the size target`);
     return {
       changed: s.fused > 0,
       stats: {
-        candidates: s.candidates, diamonds: s.diamonds, fused: s.fused, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
+        candidates: s.candidates, diamonds: s.diamonds, triangles: s.triangles, shapesRefused: s.shapesRefused,
+        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, fusedByMeld: s.fusedByMeld, melds: s.melds, replicas: s.replicas, indirect: s.indirect, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
         hot: s.hot, unsupported: s.unsupported, unaligned: s.unaligned, notPaying: s.notPaying, judgements: s.judgements,
       },
     };
