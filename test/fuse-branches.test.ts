@@ -522,25 +522,33 @@ test("refuses a guard with several results when that needs a type the if does no
 
 // ---- randomized differential test ----
 
+/**
+ * Program `p` of a randomized test: a random program of `randomIfElseProgram(r, shape, regions)`, fused, then
+ * 12 random calls of its functions compared in V8 before and after. Returns the pass's stats.
+ */
+async function fusedRandomProgram(r: () => number, p: number, shape: "if" | "diamond" | "triangle" = "if", regions = false) {
+  const wat = randomIfElseProgram(r, shape, regions);
+  const out = await fuse(wat);
+  const calls: [string, unknown[]][] = [];
+  for (let k = 0; k < 12; k++) {
+    const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
+    calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
+  }
+  try {
+    sameBehaviour(out.input, out.binary, calls);
+  } catch (e) {
+    throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
+  }
+  return out.stats;
+}
+
 test("random if/else bodies: same results, traps and state in V8 before and after", async () => {
   const r = rng(16016);
   let fused = 0;
   let programs = 0;
   for (let p = 0; p < 150; p++) {
-    const wat = randomIfElseProgram(r);
-    const out = await fuse(wat);
-    fused += out.stats.fused as number;
+    fused += (await fusedRandomProgram(r, p)).fused as number;
     programs++;
-    const calls: [string, unknown[]][] = [];
-    for (let k = 0; k < 12; k++) {
-      const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
-      calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
-    }
-    try {
-      sameBehaviour(out.input, out.binary, calls);
-    } catch (e) {
-      throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
-    }
   }
   assert.equal(programs, 150);
   assert.ok(fused >= 20, `only ${fused} fusions in 150 random programs`);
@@ -549,21 +557,7 @@ test("random if/else bodies: same results, traps and state in V8 before and afte
 test("random if/else bodies with blocks and loops (CFM-CS): same results, traps and state in V8 before and after", async () => {
   const r = rng(16019);
   let melded = 0;
-  for (let p = 0; p < 120; p++) {
-    const wat = randomIfElseProgram(r, "if", true);
-    const out = await fuse(wat);
-    melded += out.stats.fusedByMeld as number;
-    const calls: [string, unknown[]][] = [];
-    for (let k = 0; k < 12; k++) {
-      const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
-      calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
-    }
-    try {
-      sameBehaviour(out.input, out.binary, calls);
-    } catch (e) {
-      throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
-    }
-  }
+  for (let p = 0; p < 120; p++) melded += (await fusedRandomProgram(r, p, "if", true)).fusedByMeld as number;
   assert.ok(melded >= 10, `only ${melded} fusions by melding in 120 random programs`);
 });
 
@@ -572,19 +566,7 @@ for (const shape of ["diamond", "triangle"] as const) {
     const r = rng(shape === "diamond" ? 16017 : 16018);
     let fused = 0;
     for (let p = 0; p < 100; p++) {
-      const wat = randomIfElseProgram(r, shape);
-      const out = await fuse(wat);
-      fused += out.stats[shape === "diamond" ? "diamondsFused" : "trianglesFused"] as number;
-      const calls: [string, unknown[]][] = [];
-      for (let k = 0; k < 12; k++) {
-        const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
-        calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
-      }
-      try {
-        sameBehaviour(out.input, out.binary, calls);
-      } catch (e) {
-        throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
-      }
+      fused += (await fusedRandomProgram(r, p, shape))[shape === "diamond" ? "diamondsFused" : "trianglesFused"] as number;
     }
     assert.ok(fused >= 15, `only ${fused} ${shape} fusions in 100 random programs`);
   });

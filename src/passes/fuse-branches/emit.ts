@@ -131,18 +131,7 @@ function copyItem(b: BodyBuilder, body: Body, ct: ControlTree, c: number, from: 
   }
 }
 
-/** Copies [from, to) adding `shift` to every label that names construct c or a construct outside it. */
+/** Copies [from, to) adding `shift` to every label that names construct c or a construct outside it (copyItem without a guard). */
 export function copyShifted(b: BodyBuilder, body: Body, ct: ControlTree, c: number, from: number, to: number, shift: number): void {
-  const { ops, imm, immStart } = body;
-  for (let i = from; i < to; i++) {
-    const op = ops[i]!;
-    b.begin(op, originOf(body, i));
-    const w0 = immStart[i]!, w1 = immStart[i + 1]!;
-    const words = Array.from(imm.subarray(w0, w1));
-    if (shift !== 0) {
-      const at = op === BR_TABLE ? Array.from({ length: words[0]! + 1 }, (_, k) => k + 1) : (LABEL_WORDS[op] ?? []);
-      for (const off of at) if (ct.target(i, words[off]!) <= c) words[off]! += shift;
-    }
-    for (const w of words) b.word(w);
-  }
+  copyItem(b, body, ct, c, from, to, shift, 0);
 }
