@@ -5,40 +5,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
-import { readModule } from "../src/binary/reader.js";
-import { COUNTER_EXPORT, COUNT_EXPORT, MAP_SECTION, ProfileError, decodeProfileMap, instrument, profileFromCounts, type Profile } from "../src/index.js";
+import { ProfileError, instrument, profileFromCounts, type Profile } from "../src/index.js";
 import { executedWork } from "../src/profile/executed-work.js";
-
-type Exports = Record<string, (...a: unknown[]) => unknown>;
+import { LOOPS_WAT, instantiate, mapOf, readCounters } from "./profiled-module.js";
 
 /** Instruments `wat`, calls `run` with each argument, and returns the profile of those calls with the instrumented module's bytes. */
 async function profileOf(wat: string, args: number[]): Promise<{ input: Uint8Array; profile: Profile; results: unknown[] }> {
   const input = await parse(wat);
   const { binary } = instrument(input);
-  const e = new WebAssembly.Instance(new WebAssembly.Module(binary as Uint8Array<ArrayBuffer>), {}).exports as Exports;
+  const e = instantiate(binary);
   const results = args.map((a) => e.run!(a));
-  const counts = Array.from({ length: e[COUNT_EXPORT]!() as number }, (_, i) => e[COUNTER_EXPORT]!(i) as bigint);
-  const sec = readModule(binary).customs.find((c) => c.name === MAP_SECTION)!;
-  return { input, profile: profileFromCounts(decodeProfileMap(sec.bytes), [counts]), results };
+  return { input, profile: profileFromCounts(mapOf(binary), [readCounters(e)]), results };
 }
-
-// $inner sums 0..n-1 in a loop; run(k) calls it for n = 0..k-1 and clamps at 100.
-const LOOPS_WAT = `(module
-  (func $inner (param $n i32) (result i32) (local $i i32) (local $s i32)
-    (block $done
-      (loop $l
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $s (i32.add (local.get $s) (local.get $i)))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $l)))
-    (local.get $s))
-  (func (export "run") (param $k i32) (result i32) (local $j i32) (local $t i32)
-    (loop $outer
-      (local.set $t (i32.add (local.get $t) (call $inner (local.get $j))))
-      (local.set $j (i32.add (local.get $j) (i32.const 1)))
-      (br_if $outer (i32.lt_u (local.get $j) (local.get $k))))
-    (if (i32.gt_u (local.get $t) (i32.const 100)) (then (local.set $t (i32.const 100))))
-    (local.get $t)))`;
 
 test("executed work counts each region's instructions times its count, structure markers left out", async () => {
   const { input, profile, results } = await profileOf(LOOPS_WAT, [5]);

@@ -18,10 +18,7 @@ import { BodyBuilder } from "../src/ir/body.js";
 import { idOf } from "../src/binary/opcodes/index.js";
 import {
   COUNTER_EXPORT,
-  COUNT_EXPORT,
-  MAP_SECTION,
   ProfileError,
-  decodeProfileMap,
   fingerprint,
   formatProfile,
   hotCodeFromProfile,
@@ -33,31 +30,13 @@ import {
 } from "../src/index.js";
 import { compareOutcomes, runWasi } from "./oracle/wasi-runner.js";
 import { BODY } from "./behaviour.js";
+import { LOOPS_WAT, instantiate, mapOf, readCounters } from "./profiled-module.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // <build>/test -> repository root
 const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const INTERP = join(ROOT, "fixtures/wasm/interp-Oz-wasmopt.wasm");
 const INTERP_INPUTS = join(ROOT, "fixtures/inputs/interp");
 const JSON_WASM = join(ROOT, "fixtures/wasm/json-Oz-wasmopt.wasm");
-
-type Exports = Record<string, (...a: unknown[]) => unknown>;
-
-function instantiate(bytes: Uint8Array): Exports {
-  const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
-  return new WebAssembly.Instance(module, {}).exports as Exports;
-}
-
-/** All counter values of an instance of an instrumented module, read through its exports. */
-function readCounters(e: Exports): bigint[] {
-  const n = e[COUNT_EXPORT]!() as number;
-  return Array.from({ length: n }, (_, i) => e[COUNTER_EXPORT]!(i) as bigint);
-}
-
-function mapOf(bytes: Uint8Array) {
-  const sec = readModule(bytes).customs.find((c) => c.name === MAP_SECTION);
-  assert.ok(sec, "the instrumented module carries its profile map");
-  return decodeProfileMap(sec.bytes);
-}
 
 function cli(args: string[], cwd: string) {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: "utf8", timeout: 120_000, env: { ...process.env, WASM_COMPACT_DEBUG: "" } });
@@ -67,23 +46,6 @@ function cli(args: string[], cwd: string) {
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), "wasm-compact-profile-"));
 
-// $inner sums 0..n-1 in a loop; run(k) calls it for n = 0..k-1 and clamps at 100.
-const LOOPS_WAT = `(module
-  (func $inner (param $n i32) (result i32) (local $i i32) (local $s i32)
-    (block $done
-      (loop $l
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $s (i32.add (local.get $s) (local.get $i)))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $l)))
-    (local.get $s))
-  (func (export "run") (param $k i32) (result i32) (local $j i32) (local $t i32)
-    (loop $outer
-      (local.set $t (i32.add (local.get $t) (call $inner (local.get $j))))
-      (local.set $j (i32.add (local.get $j) (i32.const 1)))
-      (br_if $outer (i32.lt_u (local.get $j) (local.get $k))))
-    (if (i32.gt_u (local.get $t) (i32.const 100)) (then (local.set $t (i32.const 100))))
-    (local.get $t)))`;
 
 test("instrumented loops count exactly what ran, and compute the same", async () => {
   const input = await parse(LOOPS_WAT);

@@ -13,10 +13,10 @@
 // is counted, it is a conditional branch.
 
 import { Eff, OPS, idOf } from "../binary/opcodes/index.js";
-import { bodyOf, readModule } from "../binary/reader.js";
+import { readModule } from "../binary/reader.js";
 import type { Module } from "../ir/module.js";
 import { ProfileError } from "./errors.js";
-import { fingerprint } from "./fingerprint.js";
+import { profiledBodies } from "./profiled-bodies.js";
 import type { Profile } from "./profile.js";
 
 export interface ExecutedWork {
@@ -50,16 +50,8 @@ for (const name of ["call_indirect", "return_call_indirect", "call_ref", "return
  * ProfileError if the profile belongs to another module or does not fit it.
  */
 export function executedWork(profile: Profile, input: Uint8Array, m: Module = readModule(input)): ExecutedWork {
-  const fp = fingerprint(input);
-  if (profile.fingerprint !== fp) {
-    throw new ProfileError(`the profile was recorded for a different module (profile ${profile.fingerprint}, module ${fp})`);
-  }
   const work: ExecutedWork = { instructions: 0, calls: 0, indirectCalls: 0, functionsRun: 0 };
-  const nImp = m.numImportedFuncs;
-  for (const pf of profile.functions) {
-    const f = m.functions[pf.origin - nImp];
-    if (pf.origin < nImp || !f) throw new ProfileError(`the profile does not fit the module: function ${pf.origin} is not a defined function`);
-    const body = bodyOf(m, f);
+  for (const { pf, body } of profiledBodies(profile, input, m)) {
     if ((pf.blocks[0]?.[1] ?? 0) > 0) work.functionsRun++;
     for (let r = 0; r < pf.blocks.length; r++) {
       const [start, count] = pf.blocks[r]!;

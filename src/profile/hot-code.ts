@@ -12,11 +12,10 @@
 // was profiled, and the function-level answer after a pass rewrote it.
 
 import type { Module } from "../ir/module.js";
-import { bodyOf } from "../binary/reader.js";
 import type { HotCode } from "../passes/pass.js";
 import { MarkedHotCode, type HotMarks } from "./marked-hot.js";
 import { ProfileError } from "./errors.js";
-import { fingerprint } from "./fingerprint.js";
+import { profiledBodies } from "./profiled-bodies.js";
 import type { Profile } from "./profile.js";
 import { regionOf } from "./regions.js";
 
@@ -55,21 +54,10 @@ export function hotCodeFromProfile(
   threshold = DEFAULT_HOT_THRESHOLD,
 ): { hot: HotCode; summary: HotSummary } {
   if (!(threshold >= 0 && threshold <= 1)) throw new ProfileError(`the hot threshold must be between 0 and 1, got ${threshold}`);
-  const fp = fingerprint(input);
-  if (profile.fingerprint !== fp) {
-    throw new ProfileError(
-      `the profile was recorded for a different module (profile ${profile.fingerprint}, input ${fp}); ` +
-        "instrument this exact input and profile again",
-    );
-  }
-  const nImp = m.numImportedFuncs;
   interface Blk { fn: FuncProfile; index: number; count: number; weight: number }
   const blocks: Blk[] = [];
   const byOrigin = new Map<number, FuncProfile>();
-  for (const pf of profile.functions) {
-    const f = m.functions[pf.origin - nImp];
-    if (pf.origin < nImp || !f) throw new ProfileError(`the profile does not fit the module: function ${pf.origin} is not a defined function`);
-    const body = bodyOf(m, f);
+  for (const { pf, body } of profiledBodies(profile, input, m)) {
     const starts = Uint32Array.from(pf.blocks, (b) => b[0]);
     if (starts[starts.length - 1]! >= body.count) throw new ProfileError(`the profile does not fit the module: function ${pf.origin} has ${body.count} instructions`);
     const fn: FuncProfile = { ops: body.ops.slice(), starts, hot: new Uint8Array(starts.length), anyHot: false };
