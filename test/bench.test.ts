@@ -52,13 +52,19 @@ export const workload = {
 };
 `;
 
+/** A workloads directory under `dir` holding only the md5-smoke workload (for --workloads). */
+function smokeWorkloads(dir: string): string {
+  const wdir = join(dir, "workloads");
+  mkdirSync(wdir);
+  writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
+  writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
+  return wdir;
+}
+
 test("bench --quick on one small module writes the JSON, the HTML and a markdown table, with runtime rows per target, profile-guided, A/A, engine and tiering mode", () => {
   const dir = mkdtempSync(join(tmpdir(), "wasm-compact-bench-test-"));
   try {
-    const wdir = join(dir, "workloads");
-    mkdirSync(wdir);
-    writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
-    writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
+    const wdir = smokeWorkloads(dir);
     const out = join(dir, "results");
     const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--targets", "balanced", "--time-targets", "raw,balanced", "--runtime-targets", "raw,balanced", "--profile-guided", "--engines", ENGINE, "--tiering", "no-liftoff,default", "--aa", "--out", out, "--workloads", wdir], {
       encoding: "utf8",
@@ -278,10 +284,7 @@ test("bench --quick on one small module writes the JSON, the HTML and a markdown
 test("bench --work-only counts the executed work without timing anything or resolving engines", () => {
   const dir = mkdtempSync(join(tmpdir(), "wasm-compact-bench-test-"));
   try {
-    const wdir = join(dir, "workloads");
-    mkdirSync(wdir);
-    writeFileSync(join(wdir, "md5-smoke.js"), WORKLOAD);
-    writeFileSync(join(wdir, "package.json"), '{ "type": "module" }');
+    const wdir = smokeWorkloads(dir);
     const out = join(dir, "results");
     // an engine that does not exist: --work-only must not look for it
     const r = spawnSync(process.execPath, [BENCH, "--only", "hash-wasm-md5", "--quick", "--no-timing", "--work-only", "--engines", "node7", "--runtime-targets", "raw", "--out", out, "--workloads", wdir], {
