@@ -498,18 +498,56 @@ test("balanced does not verify a gain under 0.1 % of the file: no quality-11 run
   assert.equal(real, 0, "no real brotli run");
   assert.deepEqual(binary, big);
   assert.ok(report.keptInput);
-  assert.match(report.notes.join("\n"), /under 0\.1 % of the file and of its estimated gzip and brotli sizes: not worth two brotli quality-11 runs to verify/);
+  assert.match(report.notes.join("\n"), /under 0\.1 % of the file and of its estimated brotli size: not worth two brotli quality-11 runs to verify/);
   assert.ok(report.passes.every((p) => !p.changed || !p.kept));
   // the same raw gain with a compressed gain of 1 % on the estimate is verified
   real = 0;
   const v0 = estimateView(big).length; // the estimates see the module without its pad section
   const r1 = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: (b) => (b.length < v0 - 8 ? b.length - 5000 : b.length) } });
   assert.ok(real > 0 && !r1.report.keptInput, "verified and kept");
+  // a compressed gain on gzip alone is not: it is the brotli runs that cost the time, and brotli's is a coin flip
+  real = 0;
+  const r3 = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: (b) => (b.length < v0 - 8 ? b.length - 5000 : b.length), brotli, brotliEstimate: len } });
+  assert.equal(real, 0, "no real brotli run for a gzip-only gain");
+  assert.ok(r3.report.keptInput);
   // the same gain on a file a thousandth the size is verified and kept
   real = 0;
   const small = padded(GRAPH, 1 << 10);
   const r2 = optimize(small, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len } });
   assert.ok(r2.binary.length < small.length && real > 0);
+});
+
+test("balanced: after a failed verification, an earlier checkpoint too small to be worth verifying is passed over unmeasured", () => {
+  const big = padded(GRAPH, 4 << 20); // fold-blocks saves under 0.1 % of it
+  const len = (b: Uint8Array): number => b.length;
+  // fold-blocks alone, as the estimate sees it
+  const folded = estimateView(optimize(big, { passes: ["fold-blocks"], target: "raw", outlineHot: true }).binary).length;
+  assert.ok(folded < estimateView(big).length, "fold-blocks pays on the fixture");
+  // on the estimate only outline's further savings pay a lot; the real brotli says anything but the input grows
+  const real: number[] = [];
+  const brotli = (b: Uint8Array): number => (real.push(b.length), b.length === big.length ? 1000 : 2000);
+  const brotliEstimate = (b: Uint8Array): number => (b.length < folded ? b.length - 5000 : b.length);
+  const { binary, report } = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate }, target: "balanced", outlineHot: true });
+  assert.deepEqual(binary, big);
+  assert.ok(report.passes.every((p) => p.changed), "both passes paid on the estimate");
+  assert.equal(real.length, 2, `the input and the last checkpoint, not the fold-blocks one (${real.join(", ")})`);
+  assert.match(report.notes.join("\n"), /failed .* so the result is the last state that holds \(the module as read\)/);
+});
+
+test("balanced on a large module with DWARF: verification compares the result with its debug info put back against the input, so the last word needs no other brotli run", () => {
+  // a .debug_info section (set aside while the passes run) twice the module's size
+  const name = new TextEncoder().encode(".debug_info");
+  const payload = Uint8Array.from({ length: 2 * GRAPH.length }, (_, i) => (i * 31 + 7) & 0xff);
+  const body = [...uleb(name.length), ...name, ...payload];
+  const input = new Uint8Array([...GRAPH, 0, ...uleb(body.length), ...body]);
+  assert.ok(input.length > 64 << 10, "estimate-judged");
+  const len = (b: Uint8Array): number => b.length;
+  const real: number[] = [];
+  const brotli = (b: Uint8Array): number => (real.push(b.length), b.length);
+  const { binary, report } = optimize(input, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len }, target: "balanced", outlineHot: true });
+  assert.ok(binary.length < input.length && !report.keptInput, "the passes paid and were kept");
+  assert.deepEqual(real, [input.length, binary.length], "two real brotli runs: the input and the result as shipped");
+  assert.match(report.notes.join("\n"), /judged on a fast brotli estimate .* it held/);
 });
 
 test("the last word compares with the input itself: a result that holds against the rewritten module but grows against the input is not returned", () => {

@@ -4,10 +4,8 @@
 // at every size, against the input itself); otherwise the input is.
 
 import { sameBytes } from "../binary/bytes.js";
-import { debugKind, restoreDebugInfo, withoutCustomSections, type DebugOutcome, type RemovedSection, type SetAside } from "../debug-info.js";
-import type { AddressMap } from "../binary/address-map.js";
+import { debugKind, withoutCustomSections, type DebugOutcome, type RemovedSection } from "../debug-info.js";
 import type { SizeJudge, SizeTarget } from "../size-target.js";
-import type { Blame } from "./blame.js";
 
 export interface LastWord {
   binary: Uint8Array;
@@ -20,30 +18,22 @@ export interface LastWordInputs {
   input: Uint8Array;
   /** The result of the passes (without the debug info set aside). */
   result: Uint8Array;
-  aside: SetAside;
+  /** The result with its debug info put back where it holds (may throw a blamed error). */
+  debug: () => DebugOutcome;
   stripDwarf: boolean;
-  /** Where the result's code came from (its file offsets to the input's), for DWARF and code metadata to follow it. */
-  addresses?: () => AddressMap;
   /** True if the run was estimate-judged and no pass kept anything (the result is the module as read). */
   noPassPaid: boolean;
   /** True if any pass changed the module (kept or not). */
   anyPassChanged: boolean;
   target: SizeTarget;
   judge: SizeJudge;
-  blame: Blame;
 }
 
 export function lastWord(w: LastWordInputs): LastWord {
   const { input, target, judge } = w;
   const notes: string[] = [];
-  let current: Uint8Array;
-  let debug: DebugOutcome;
-  try {
-    debug = restoreDebugInfo(input, w.result, w.aside, w.stripDwarf, w.addresses);
-    current = debug.binary;
-  } catch (e) {
-    w.blame(e, "putting the debug sections back failed");
-  }
+  const debug = w.debug();
+  const current = debug.binary;
   // the input as it is returned when nothing better is: only DWARF stripped on request
   const asInput = (): Uint8Array => (w.stripDwarf ? withoutCustomSections(input, (n) => debugKind(n) === "dwarf") : input.slice());
   let binary = current;
