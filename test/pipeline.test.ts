@@ -27,7 +27,8 @@ import {
   type Pass,
 } from "../src/index.js";
 import { runSafely, type CliIO } from "../src/cli/run.js";
-import { estimateView } from "../src/size-target.js";
+import { estimateView, SizeJudge } from "../src/size-target.js";
+import { tooLittleToVerify } from "../src/pipeline/verify.js";
 import { uleb } from "./leb.js";
 
 declare const WebAssembly: { validate(bytes: Uint8Array): boolean };
@@ -498,14 +499,14 @@ test("balanced does not verify a gain under 0.1 % of the file: no quality-11 run
   assert.equal(real, 0, "no real brotli run");
   assert.deepEqual(binary, big);
   assert.ok(report.keptInput);
-  assert.match(report.notes.join("\n"), /under 0\.1 % of the file and of its estimated brotli size: not worth two brotli quality-11 runs to verify/);
+  assert.match(report.notes.join("\n"), /under 0\.1 % of the file and of its estimated compressed sizes: not worth two brotli quality-11 runs to verify/);
   assert.ok(report.passes.every((p) => !p.changed || !p.kept));
   // the same raw gain with a compressed gain of 1 % on the estimate is verified
   real = 0;
   const v0 = estimateView(big).length; // the estimates see the module without its pad section
   const r1 = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: (b) => (b.length < v0 - 8 ? b.length - 5000 : b.length) } });
   assert.ok(real > 0 && !r1.report.keptInput, "verified and kept");
-  // a compressed gain on gzip alone is not: it is the brotli runs that cost the time, and brotli's is a coin flip
+  // a compressed gain on gzip alone is not, on a file mostly data: the brotli runs cost in proportion to the whole file
   real = 0;
   const r3 = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: (b) => (b.length < v0 - 8 ? b.length - 5000 : b.length), brotli, brotliEstimate: len } });
   assert.equal(real, 0, "no real brotli run for a gzip-only gain");
@@ -515,6 +516,19 @@ test("balanced does not verify a gain under 0.1 % of the file: no quality-11 run
   const small = padded(GRAPH, 1 << 10);
   const r2 = optimize(small, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len } });
   assert.ok(r2.binary.length < small.length && real > 0);
+});
+
+test("tooLittleToVerify: a gain in gzip alone counts where the file is mostly code, never one in neither", () => {
+  // not a module: the estimates see all of it (whole = 1)
+  const before = new Uint8Array(100_000);
+  const after = new Uint8Array(99_990);
+  const judge = (gzipGain: number, brotliGain: number): SizeJudge =>
+    new SizeJudge("balanced", { gzip: (b) => (b === after ? 50_000 - gzipGain : 50_000), brotli: (b) => (b === after ? 40_000 - brotliGain : 40_000) });
+  assert.equal(tooLittleToVerify(judge(0, 0), before, after), true, "10 raw bytes and nothing else");
+  assert.equal(tooLittleToVerify(judge(100, 0), before, after), false, "0.2 % of gzip");
+  assert.equal(tooLittleToVerify(judge(0, 80), before, after), false, "0.2 % of brotli");
+  assert.equal(tooLittleToVerify(judge(40, 30), before, after), true, "under 0.1 % of both");
+  assert.equal(tooLittleToVerify(judge(0, 0), before, new Uint8Array(99_900)), false, "0.1 % of the raw bytes");
 });
 
 test("balanced: after a failed verification, an earlier checkpoint too small to be worth verifying is passed over unmeasured", () => {

@@ -51,6 +51,8 @@ export class CodeMap {
   private readonly bySrc: number[];
   /** nonGlue[k]: pieces with an origin among pieces[0..k). */
   private readonly nonGlue: Int32Array;
+  /** reach[j]: the furthest input address a run among bySrc[0..j] covers (prefix maximum of src + length). */
+  private readonly reach: Float64Array;
 
   /**
    * `map` maps file offsets of `output` to file offsets of `input`;
@@ -83,6 +85,13 @@ export class CodeMap {
     this.bySrc = [];
     for (let k = 0; k < this.pieces.length; k++) if (this.pieces[k]!.src >= 0) this.bySrc.push(k);
     this.bySrc.sort((a, b) => this.pieces[a]!.src - this.pieces[b]!.src || a - b);
+    this.reach = new Float64Array(this.bySrc.length);
+    let far = -1;
+    this.bySrc.forEach((k, j) => {
+      const p = this.pieces[k]!;
+      if (p.run) far = Math.max(far, p.src + (p.end - p.out));
+      this.reach[j] = far;
+    });
     this.nonGlue = new Int32Array(this.pieces.length + 1);
     for (let k = 0; k < this.pieces.length; k++) this.nonGlue[k + 1] = this.nonGlue[k]! + (this.pieces[k]!.src >= 0 ? 1 : 0);
   }
@@ -103,8 +112,9 @@ export class CodeMap {
   private within(a: number, b: number): { k: number; lo: number; hi: number }[] {
     const found: { k: number; lo: number; hi: number }[] = [];
     let i = this.lowerBound(a);
-    // runs that start before a may reach into it
-    for (let j = i - 1; j >= 0; j--) {
+    // runs that start before a may reach into it (none before the last j
+    // whose prefix reach is past a: tsd's DWARF asked 64 each time)
+    for (let j = i - 1; j >= 0 && this.reach[j]! > a; j--) {
       const p = this.pieces[this.bySrc[j]!]!;
       if (!p.run) continue;
       if (p.src + (p.end - p.out) > a) found.push({ k: this.bySrc[j]!, lo: p.out + (a - p.src), hi: Math.min(p.end, p.out + (b - p.src)) });

@@ -110,6 +110,8 @@ interface PassState {
   runner: PassRunner;
   /** A result with its debug info put back, as the last word ships it (memoized). */
   shipped: (result: Uint8Array) => DebugOutcome;
+  /** Results already validated, with their modules (see validated). */
+  validated: WeakMap<Uint8Array, Module>;
   /** The estimating judge the passes ran under (large modules), else null. */
   est: SizeJudge | null;
   /** Notes of the run before the last word: hot code, verification. */
@@ -168,10 +170,22 @@ function passStep(bytes: Uint8Array, s: Settings, r: ReadState): PassState {
   });
   const shipped = shippedForm(bytes, s, r);
   const tPasses = now();
-  const verified = runPasses(runner, { passes: s.passes, target, judge, est, input: bytes, shipped: (b) => shipped(b).binary }, s.phases);
+  const validated = new WeakMap<Uint8Array, Module>();
+  // the output's validation runs while the result's quality-11 run is on the other core
+  // (a failure there is reported where the result is checked, if it is still the result then)
+  const whileMeasuring = s.validate
+    ? (b: Uint8Array): void => {
+        try {
+          validatedModule(b, runner, validated, s);
+        } catch {
+          // checkOutput validates it again and reports
+        }
+      }
+    : undefined;
+  const verified = runPasses(runner, { passes: s.passes, target, judge, est, input: bytes, shipped: (b) => shipped(b).binary, ...(whileMeasuring ? { whileMeasuring } : {}) }, s.phases);
   if (verified) notes.push(verified);
   s.timings.passesMs = ms(now() - tPasses);
-  return { runner, shipped, est, notes };
+  return { runner, shipped, validated, est, notes };
 }
 
 /** The output validates (when asked) and adds no feature that was not allowed. */
@@ -183,12 +197,22 @@ function checkOutput(s: Settings, r: ReadState, p: PassState): OutputFeatures {
   let output: Module | null = null;
   if (s.validate) {
     s.phases.start("validate output");
-    const t = now();
-    output = validateOutput(p.runner.current, p.runner.reports);
-    s.timings.validateOutputMs = ms(now() - t);
+    output = validatedModule(p.runner.current, p.runner, p.validated, s);
     s.phases.end();
   }
   return checkFeatures(output, p.runner.current, r.input.features, s.featureChoices, s.blame);
+}
+
+/** `bytes` read and validated, once (verification may have validated the result already). */
+function validatedModule(bytes: Uint8Array, runner: PassRunner, validated: WeakMap<Uint8Array, Module>, s: Settings): Module {
+  let m = validated.get(bytes);
+  if (m === undefined) {
+    const t = now();
+    m = validateOutput(bytes, runner.reports);
+    s.timings.validateOutputMs += ms(now() - t);
+    validated.set(bytes, m);
+  }
+  return m;
 }
 
 interface Finished {

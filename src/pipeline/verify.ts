@@ -26,27 +26,41 @@ export const PORTFOLIO_MAX = 4 << 20;
 export const MIN_VERIFIED_SHARE = 0.001;
 
 /**
+ * Above this ratio of a module's bytes to what its estimates see (the data
+ * section and debug info left out), a gain in gzip alone is not worth the
+ * two quality-11 runs of a verification: they cost in proportion to the
+ * whole file, the passes and wasm-opt -Oz in proportion to the code.
+ */
+export const GZIP_GAIN_MAX_WHOLE = 1.5;
+
+/**
  * Did the passes save less than MIN_VERIFIED_SHARE of the file's raw bytes
- * and of its estimated brotli size? Then the real brotli size is a coin
- * flip: the estimate (quality 9 of the module without its data) and quality
- * 11 of the whole file disagree by a few tenths of a per cent on near-equal
- * modules. brotli-wasm's web build (1 MB, two thirds data): outline and
- * layout saved 774 raw bytes and, on the estimate, 0.37 % of gzip and 0.05 %
- * of brotli; quality 11 grew by 921 bytes, after three quality-11 runs that
- * made the run half again as long as wasm-opt -Oz. Only brotli counts here:
- * gzip is measured exactly and cheaply, and it is the brotli runs that cost
- * the time. A new function order that takes 0.9 % off gzip usually takes
- * a similar share off brotli (box2d), and is verified for it.
+ * and of its estimated compressed sizes? Then verification is not worth its
+ * two quality-11 runs: the real brotli size is a coin flip (the estimate,
+ * quality 9 of the module without its data, and quality 11 of the whole
+ * file disagree by a few tenths of a per cent on near-equal modules).
+ * Where most of the file is data or debug info, only the brotli estimate
+ * counts: brotli-wasm's web build (1 MB, two thirds data) saved 774 raw
+ * bytes and, on the estimate, 0.37 % of gzip and 0.05 % of brotli; quality
+ * 11 grew by 921 bytes, after three quality-11 runs that made the run half
+ * again as long as wasm-opt -Oz. Where the file is mostly code, a new
+ * function order that only takes 0.24 % off gzip (sql.js) is verified: the
+ * two runs cost about half of -Oz's time there.
  */
 export function tooLittleToVerify(est: SizeJudge, before: Uint8Array, after: Uint8Array): boolean {
   if (before.length - after.length >= MIN_VERIFIED_SHARE * before.length) return false;
-  const x = est.measureAll(before).brotli;
-  const y = est.measureAll(after).brotli;
-  if (x === undefined || y === undefined) return false;
+  const a = est.measureAll(before);
+  const b = est.measureAll(after);
   // the estimates see only part of the module (estimateView): their gain is
   // weighed against the whole module's size scaled the same way
   const whole = before.length / Math.max(1, estimateView(before).length);
-  return x - y < MIN_VERIFIED_SHARE * x * whole;
+  const kinds = whole <= GZIP_GAIN_MAX_WHOLE ? (["gzip", "brotli"] as const) : (["brotli"] as const);
+  for (const k of kinds) {
+    const x = a[k];
+    const y = b[k];
+    if (x !== undefined && y !== undefined && x - y >= MIN_VERIFIED_SHARE * x * whole) return false;
+  }
+  return true;
 }
 
 /** The module after a pass that changed it (estimate-judged runs only). */
