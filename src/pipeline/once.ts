@@ -29,7 +29,7 @@ import { PassRunner } from "./pass-runner.js";
 import { ms, now, Phases } from "./phases.js";
 import { readInput, type Input } from "./read-input.js";
 import { runPasses } from "./run-passes.js";
-import { EXACT_MAX, PORTFOLIO_MAX } from "./verify.js";
+import { EARLY_INPUT_WHOLE, EXACT_MAX, PORTFOLIO_MAX, wholePerView } from "./verify.js";
 import { CodeOrigins } from "./code-origins.js";
 import { debugInfoToFollow, restoreDebugInfo, type DebugOutcome } from "../debug-info.js";
 import { mapOutput } from "./source-map-out.js";
@@ -294,13 +294,13 @@ function makeJudge(target: SizeTarget, measures: SizeMeasures): SizeJudge {
  * the measures have one: where the passes judge on the real measures, the
  * input and the module as read (every pass's first comparison). An
  * estimate-judged run needs them only if a pass pays (see runPasses), except
- * where most of the input is debug info set aside (web-tree-sitter's debug
- * build: 483 of 765 KB of DWARF): the one real measure that must see it, the
- * input's, starts now, as verification would otherwise wait for it after
- * the last pass. Should nothing pay, the process waits at most that long for
- * it at exit.
+ * where most of the input is what the estimates leave out (data, debug info:
+ * EARLY_INPUT_WHOLE): there the input's quality-11 run costs about as much as
+ * the passes, and starts now, as verification would otherwise wait for it
+ * after the last pass. Should nothing pay, the process waits at most that
+ * long for it at exit.
  */
 function prefetchInputs(judge: SizeJudge, est: SizeJudge | null, target: SizeTarget, bytes: Uint8Array, baseline: Uint8Array): void {
   if (!est) judge.prefetch([baseline, bytes]);
-  else if (target === "balanced" && 4 * (bytes.length - baseline.length) > bytes.length) judge.prefetch([bytes]);
+  else if (target === "balanced" && wholePerView(bytes) > EARLY_INPUT_WHOLE) judge.prefetch([bytes]);
 }

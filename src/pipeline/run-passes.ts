@@ -64,7 +64,7 @@ export function runPasses(runner: PassRunner, plan: PassPlan, phases: Phases): s
     plan.whileMeasuring?.(last.bytes);
   }
   const back = tooLittle
-    ? { ...baseline, why: `it saved ${gain} bytes and under ${MIN_VERIFIED_SHARE * 100} % of the estimated compressed sizes: not worth verifying on the real measures` }
+    ? { ...baseline, why: `it saved ${gain} bytes and under ${MIN_VERIFIED_SHARE * 100} % of the estimated gzip and brotli sizes: not worth verifying on the real measures` }
     : verify(
         judge,
         input,
@@ -77,7 +77,7 @@ export function runPasses(runner: PassRunner, plan: PassPlan, phases: Phases): s
   if (tooLittle) {
     runner.backTo(back!, back!.why);
     return (
-      `under target ${target} the passes were judged on a fast brotli estimate and saved ${gain} bytes, under ${MIN_VERIFIED_SHARE * 100} % of the file and of its estimated compressed sizes: ` +
+      `under target ${target} the passes were judged on a fast brotli estimate and saved ${gain} bytes, under ${MIN_VERIFIED_SHARE * 100} % of the file and of its estimated gzip and brotli sizes: ` +
       "not worth two brotli quality-11 runs to verify, so the input is returned unchanged"
     );
   }

@@ -27,25 +27,26 @@ export const MIN_VERIFIED_SHARE = 0.001;
 
 /**
  * Above this ratio of a module's bytes to what its estimates see (the data
- * section and debug info left out), a gain in gzip alone is not worth the
- * two quality-11 runs of a verification: they cost in proportion to the
- * whole file, the passes and wasm-opt -Oz in proportion to the code.
+ * section and debug info left out), the input's quality-11 run starts
+ * before the passes: it costs in proportion to the whole file, the passes
+ * and wasm-opt -Oz in proportion to the code, and after the passes it
+ * would double the wait for verification (brotli-wasm: 2.9, two thirds
+ * data; web-tree-sitter's debug build: 2.7, two thirds DWARF).
  */
-export const GZIP_GAIN_MAX_WHOLE = 1.5;
+export const EARLY_INPUT_WHOLE = 1.5;
+
+/** Bytes of the module per byte its estimates see (1: they see it all). */
+export function wholePerView(bytes: Uint8Array): number {
+  return bytes.length / Math.max(1, estimateView(bytes).length);
+}
 
 /**
- * Did the passes save less than MIN_VERIFIED_SHARE of the file's raw bytes
- * and of its estimated compressed sizes? Then verification is not worth its
- * two quality-11 runs: the real brotli size is a coin flip (the estimate,
- * quality 9 of the module without its data, and quality 11 of the whole
- * file disagree by a few tenths of a per cent on near-equal modules).
- * Where most of the file is data or debug info, only the brotli estimate
- * counts: brotli-wasm's web build (1 MB, two thirds data) saved 774 raw
- * bytes and, on the estimate, 0.37 % of gzip and 0.05 % of brotli; quality
- * 11 grew by 921 bytes, after three quality-11 runs that made the run half
- * again as long as wasm-opt -Oz. Where the file is mostly code, a new
- * function order that only takes 0.24 % off gzip (sql.js) is verified: the
- * two runs cost about half of -Oz's time there.
+ * Did the passes save less than MIN_VERIFIED_SHARE in every measure the
+ * estimate judges by (raw bytes, and gzip and brotli of the estimate's view)?
+ * Compressed sizes count too: a new function order can take 0.9 % off gzip
+ * for 16 raw bytes (box2d), and quality 11 of a whole file answers a new
+ * order in ways no estimate sees (brotli-wasm's node build: 7.7 % smaller
+ * where quality 9 saw 0.03 %; its web build: 0.2 % larger).
  */
 export function tooLittleToVerify(est: SizeJudge, before: Uint8Array, after: Uint8Array): boolean {
   if (before.length - after.length >= MIN_VERIFIED_SHARE * before.length) return false;
@@ -53,9 +54,8 @@ export function tooLittleToVerify(est: SizeJudge, before: Uint8Array, after: Uin
   const b = est.measureAll(after);
   // the estimates see only part of the module (estimateView): their gain is
   // weighed against the whole module's size scaled the same way
-  const whole = before.length / Math.max(1, estimateView(before).length);
-  const kinds = whole <= GZIP_GAIN_MAX_WHOLE ? (["gzip", "brotli"] as const) : (["brotli"] as const);
-  for (const k of kinds) {
+  const whole = wholePerView(before);
+  for (const k of ["gzip", "brotli"] as const) {
     const x = a[k];
     const y = b[k];
     if (x !== undefined && y !== undefined && x - y >= MIN_VERIFIED_SHARE * x * whole) return false;
