@@ -161,11 +161,11 @@ function intervalChart(r: BenchResults): string {
   const left = Math.max(190, 20 + 7 * Math.max(...rows.map((w) => label(w).length)));
   const width = 520;
   const top = 34;
-  const rowH = 26;
+  const rowH = 30;
   const h = top + rows.length * rowH + 30;
   const vals = rows.flatMap((w) =>
-    [w.slowdown.ratio, w.slowdown.lo, w.slowdown.hi, w.cpuSlowdown.ratio, w.cpuSlowdown.lo, w.cpuSlowdown.hi].filter(
-      (v): v is number => v !== null && Number.isFinite(v),
+    [w.slowdown.ratio, w.slowdown.lo, w.slowdown.hi, w.cpuSlowdown.ratio, w.cpuSlowdown.lo, w.cpuSlowdown.hi, w.pairedSlowdown?.ratio, w.pairedSlowdown?.lo, w.pairedSlowdown?.hi].filter(
+      (v): v is number => v !== null && v !== undefined && Number.isFinite(v),
     ),
   );
   let ext = Math.max(0.05, r.options.targetHalfWidth * 2, ...vals.map((v) => Math.abs(v - 1)));
@@ -174,7 +174,7 @@ function intervalChart(r: BenchResults): string {
   const x = (v: number): number => left + ((v - (1 - ext)) / (2 * ext)) * width;
   let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 40}" height="${h}" role="img" aria-label="runtime slowdown">`;
   const band = r.options.targetHalfWidth;
-  svg += legend([{ label: "wall time", color: "#4e79a7" }, { label: "CPU time", color: "#f28e2b" }], left, 14);
+  svg += legend([{ label: "wall time", color: "#4e79a7" }, { label: "CPU time", color: "#f28e2b" }, { label: "paired in-process", color: "#59a14f" }], left, 14);
   svg += `<rect x="${x(1 - band)}" y="${top - 6}" width="${x(1 + band) - x(1 - band)}" height="${h - top - 18}" fill="#eef5ee"><title>±${(band * 100).toFixed(1)} % target</title></rect>`;
   for (let t = 1 - ext; t <= 1 + ext + 1e-9; t += step) {
     svg += `<line x1="${x(t)}" y1="${top - 6}" x2="${x(t)}" y2="${h - 24}" stroke="${Math.abs(t - 1) < 1e-9 ? "#333" : "#ddd"}"/>`;
@@ -184,9 +184,10 @@ function intervalChart(r: BenchResults): string {
     const y = top + i * rowH + rowH / 2;
     svg += `<text x="${left - 8}" y="${y + 4}" text-anchor="end" ${FONT}>${esc(label(w))}</text>`;
     const marks: [typeof w.slowdown, string, number, string][] = [
-      [w.slowdown, w.error ? "#e15759" : "#4e79a7", -4, "wall time"],
-      [w.cpuSlowdown, "#f28e2b", 4, "CPU time"],
+      [w.slowdown, w.error ? "#e15759" : "#4e79a7", -7, "wall time"],
+      [w.cpuSlowdown, "#f28e2b", 0, "CPU time"],
     ];
+    if (w.pairedSlowdown) marks.push([w.pairedSlowdown, "#59a14f", 7, "paired in-process"]);
     for (const [c, color, dy, what] of marks) {
       const title = `${label(w)} (${what}): ${fmtInterval(c)}, stopped by ${w.stoppedBy}`;
       if (c.lo !== null && c.hi !== null) {
@@ -199,7 +200,7 @@ function intervalChart(r: BenchResults): string {
     }
   });
   svg += `</svg>`;
-  return `<figure>${svg}<figcaption>Runtime slowdown (optimized / baseline) with 95 % intervals, wall time (what a user waits for; the stopping rule uses it) and CPU time of the process (less sensitive to a busy machine); shaded: ±${(band * 100).toFixed(1)} % target. Below 1 = faster. No whisker: too few pairs for an interval.</figcaption></figure>`;
+  return `<figure>${svg}<figcaption>Runtime slowdown (optimized / baseline) with 95 % intervals, wall time (what a user waits for; the stopping rule uses it) CPU time of the process (less sensitive to a busy machine), and the paired in-process ratio (both sides in one process, in alternating rounds); shaded: ±${(band * 100).toFixed(1)} % target. Below 1 = faster. No whisker: too few pairs for an interval.</figcaption></figure>`;
 }
 
 function sectionGroup(name: string): string {

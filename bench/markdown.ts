@@ -124,6 +124,7 @@ function runtimeTable(r: BenchResults): string {
     fmtBounds(w.slowdown),
     w.slowdown.halfWidth !== null ? `±${(w.slowdown.halfWidth * 100).toFixed(1)} %` : "n/a",
     w.bestSlowdown ? `${fmtRatio(w.bestSlowdown.ratio, 3)} ${fmtBounds(w.bestSlowdown)}` : "-",
+    w.pairedSlowdown ? `${fmtRatio(w.pairedSlowdown.ratio, 3)} ${fmtBounds(w.pairedSlowdown)}` : "-",
     `${w.slowdown.n} (${w.warmup}+${w.iterations})`,
     w.baselineMs.length > 0 ? fmtMs(median(w.baselineMs)) : "-",
     `${fmtRatio(w.cpuSlowdown.ratio, 3)} ${fmtBounds(w.cpuSlowdown)}`,
@@ -136,15 +137,15 @@ function runtimeTable(r: BenchResults): string {
   } else if (perVariant.length > 0) {
     for (const [label, g] of perVariant) {
       const [variant, mode] = label.split(" · ");
-      rows.push(["**geomean**", `**${variant}**`, mode ? `**${mode}**` : "", "", `**${fmtRatio(g, 3)}**`, "", "", "", "", "", "", "", ""]);
+      rows.push(["**geomean**", `**${variant}**`, mode ? `**${mode}**` : "", "", `**${fmtRatio(g, 3)}**`, "", "", "", "", "", "", "", "", ""]);
     }
   } else {
-    rows.push(["**geomean**", "", "", "", `**${fmtRatio(r.summary.geomeanSlowdown, 3)}**`, "", "", "", "", "", "", "", ""]);
+    rows.push(["**geomean**", "", "", "", `**${fmtRatio(r.summary.geomeanSlowdown, 3)}**`, "", "", "", "", "", "", "", "", ""]);
   }
   return table(
-    ["workload", "target", "engine, tiering", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "best processes [95 % CI]", "pairs (warm-up+timed runs per process)", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
+    ["workload", "target", "engine, tiering", "optimized modules", "slowdown (wall)", "95 % CI", "half-width", "best processes [95 % CI]", "paired in-process [95 % CI]", "pairs (warm-up+timed runs per process)", "baseline run", "CPU-time slowdown [95 % CI]", "stopped by (1-min load)", "outputs equal"],
     rows,
-    ["l", "l", "l", "l", "r", "r", "r", "r", "r", "r", "r", "l", "l"],
+    ["l", "l", "l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l", "l"],
   );
 }
 

@@ -165,6 +165,14 @@ export interface RuntimeResult extends Partial<RuntimeVariant>, Partial<RuntimeE
    * results from before it was kept lack it.
    */
   bestSlowdown?: RatioInterval;
+  /**
+   * Per paired process (both sides in one process, in alternating rounds):
+   * the median over its rounds of optimized / baseline (wall). Optional:
+   * absent in results from before it was measured, empty in --quick runs.
+   */
+  pairedRatios?: number[];
+  /** The median of pairedRatios with its 95 % bootstrap interval over the processes (see PAIRED_CI_METHOD). */
+  pairedSlowdown?: RatioInterval;
   /** optimized / baseline (CPU time), with its 95 % interval: less sensitive to a busy machine, but not what a user waits for. */
   cpuSlowdown: RatioInterval;
   /** os.loadavg() (1, 5, 15 minutes) when the measurement started and ended: a busy machine widens intervals. */

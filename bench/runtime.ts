@@ -12,7 +12,11 @@
 //   - pairs are added until the 95 % interval of median(optimized) /
 //     median(baseline) is narrower than ±target (after a minimum number of
 //     pairs, because a bootstrap of very few samples is over-confident), or the
-//     time budget runs out; the interval is reported either way.
+//     time budget runs out; the interval is reported either way;
+//   - with every pair, one more process runs both sides in alternating rounds
+//     (the paired figure): fresh-process samples missed a 2.7 % slowdown of
+//     rapier2d in one run and read one of 12 % in another, where rounds inside
+//     one process resolve about ±1.5 %.
 
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -22,7 +26,7 @@ import type { Workload } from "../test/oracle/workload.js";
 import { tieringFlags, type Engine, type Tiering } from "./engines.js";
 import { describeFailure, runMeasured } from "./measure.js";
 import type { RuntimeResult, RuntimeVariant } from "./results.js";
-import { fmtInterval, median, ratioOfBestCI, ratioOfMediansCI } from "./stats.js";
+import { fmtInterval, median, medianCI, PAIRED_CI_METHOD, ratioOfBestCI, ratioOfMediansCI } from "./stats.js";
 import { rowLabel } from "./variants.js";
 import type { ChildConfig, ChildResult } from "./workload-child.js";
 
@@ -93,7 +97,13 @@ export const RUNTIME_METHOD =
   "with the 95 % bootstrap interval of that ratio of medians; beside it, the ratio of the best processes (the fastest " +
   "sample of each side, the best of several fresh processes) with its bootstrap interval, which a bimodal spread of " +
   "whole processes (seen here: about half the processes of a workload run up to 2x slower) disturbs far less. An A/A row (--aa) times the baseline against a " +
-  "byte-identical copy in another file, the same way, per engine and mode: its ratio and interval are the noise.";
+  "byte-identical copy in another file, the same way, per engine and mode: its ratio and interval are the noise. " +
+  "The paired figure: with every pair one more fresh process loads both sides and runs them in rounds (warm-up " +
+  "alternating, then timed rounds of one run each, the order rotating AB, BA, ..., and the process's first side " +
+  "alternating from pair to pair); each round gives optimized / baseline, each process the median of its rounds, " +
+  "and the figure is the median over processes with its bootstrap interval. Drift of the machine and a process " +
+  "that runs slow as a whole hit both sides of a round alike; it does not see effects that need a fresh process " +
+  "per side (the two sides share one JIT and heap).";
 
 /** What a row measured, besides the workload: which modules differ from the baseline and how they were made. */
 export type RuntimeMeta = { modules: string[]; optimizedModules: string[]; identicalBytes: boolean } & Partial<RuntimeVariant>;
@@ -134,8 +144,8 @@ export async function measureRuntime(
   const iterations: number[] = [];
   const warmups: number[] = [];
 
-  const sample = async (modulesJson: string): Promise<{ wall: number; cpu: number }> => {
-    const m = await runMeasured([WORKLOAD_CHILD, lw.file, modulesJson, cfgPath], {
+  const child = async (args: string[]): Promise<ChildResult> => {
+    const m = await runMeasured([WORKLOAD_CHILD, lw.file, ...args], {
       nodeFlags: [...(opts.tiering ? tieringFlags(opts.tiering) : []), ...(w.nodeOptions ?? [])],
       ...(opts.engine ? { execPath: opts.engine.execPath } : {}),
       // one process may take minutes on a loaded machine (a 20 s zstd run was seen): not tied to a small --budget
@@ -144,11 +154,23 @@ export async function measureRuntime(
     if (m.exitCode !== 0) throw new Error(`workload process failed (${describeFailure(m)})`);
     const r = JSON.parse(m.stdout.trim().split("\n").pop() ?? "") as ChildResult;
     digests.add(r.digest);
+    if (r.other) digests.add(r.other.digest);
     if (!r.stable) result.outputsEqual = false;
     if (r.failedChecks.length > 0) throw new Error(`workload checks failed: ${r.failedChecks.slice(0, 3).join("; ")}`);
+    return r;
+  };
+  const sample = async (modulesJson: string): Promise<{ wall: number; cpu: number }> => {
+    const r = await child([modulesJson, cfgPath]);
     iterations.push(r.times.length);
     warmups.push(r.warmup);
     return { wall: Math.min(...r.times), cpu: Math.min(...r.cpuTimes) };
+  };
+  // both sides in one process; which side it loads first alternates with the pair
+  const paired = async (pair: number): Promise<number> => {
+    const flip = pair % 2 === 1;
+    const r = await child(flip ? [bPath, cfgPath, aPath] : [aPath, cfgPath, bPath]);
+    const m = median(r.other!.ratios);
+    return flip ? 1 / m : m;
   };
   const push = (a: { wall: number; cpu: number }, b: { wall: number; cpu: number }): void => {
     result.baselineMs.push(a.wall);
@@ -167,17 +189,24 @@ export async function measureRuntime(
         const b = await sample(bPath);
         push(await sample(aPath), b);
       }
+      if (!opts.quick) {
+        result.pairedRatios!.push(await paired(pair));
+        result.pairedSlowdown = medianCI(result.pairedRatios!, PAIRED_CI_METHOD);
+      }
       const n = result.baselineMs.length;
       result.slowdown = ratioOfMediansCI(result.baselineMs, result.optimizedMs);
       result.bestSlowdown = ratioOfBestCI(result.baselineMs, result.optimizedMs);
       result.cpuSlowdown = ratioOfMediansCI(result.baselineCpuMs, result.optimizedCpuMs);
-      opts.log?.(`  ${w.name} [${rowLabel(result)}]: pair ${n}, slowdown ${fmtInterval(result.slowdown)}, best ${fmtInterval(result.bestSlowdown)}`);
+      opts.log?.(
+        `  ${w.name} [${rowLabel(result)}]: pair ${n}, slowdown ${fmtInterval(result.slowdown)}, best ${fmtInterval(result.bestSlowdown)}` +
+          (result.pairedSlowdown ? `, paired ${fmtInterval(result.pairedSlowdown)}` : ""),
+      );
       if (opts.quick) {
         result.stoppedBy = "quick";
         break;
       }
-      // Either figure within the target ends the row (both are reported with their intervals).
-      const hw = Math.min(result.slowdown.halfWidth ?? Infinity, result.bestSlowdown.halfWidth ?? Infinity);
+      // Any figure within the target ends the row (all are reported with their intervals).
+      const hw = Math.min(result.slowdown.halfWidth ?? Infinity, result.bestSlowdown.halfWidth ?? Infinity, result.pairedSlowdown?.halfWidth ?? Infinity);
       if (n >= cfg.minPairs && hw <= opts.targetHalfWidth) {
         result.stoppedBy = "ci";
         break;
@@ -227,6 +256,7 @@ function emptyResult(lw: LoadedWorkload, meta: RuntimeMeta, cfg: ChildConfig, op
     iterations: cfg.minIterations,
     slowdown: ratioOfMediansCI([], []),
     bestSlowdown: ratioOfBestCI([], []),
+    pairedRatios: [],
     cpuSlowdown: ratioOfMediansCI([], []),
     loadAverage: { start: loadavg().map((x) => round2(x)), end: [] },
     stoppedBy: "",

@@ -112,6 +112,33 @@ function pairedBootstrapRatio(
   return { ratio, lo, hi, halfWidth, n, method };
 }
 
+export const PAIRED_CI_METHOD =
+  "percentile bootstrap (10,000 resamples of the processes, seed 1) of the median over processes of each process's " +
+  "median in-process ratio: inside one process both sides run in alternating rounds (AB, BA, ...), each round's " +
+  "optimized / baseline run times give one ratio, so drift of the machine and whole-process slowness hit both alike";
+
+/**
+ * The median of `xs` (independent samples, e.g. one ratio per process) with
+ * its 95 % percentile-bootstrap interval. With fewer than 3 samples, no interval.
+ */
+export function medianCI(xs: readonly number[], method: string, resamples = 10000, seed = 1): RatioInterval {
+  const n = xs.length;
+  const ratio = median(xs);
+  if (n < 3) return { ratio, lo: null, hi: null, halfWidth: null, n, method };
+  const rand = rng(seed);
+  const r = new Float64Array(n);
+  const stats = new Float64Array(resamples);
+  for (let k = 0; k < resamples; k++) {
+    for (let i = 0; i < n; i++) r[i] = xs[Math.floor(rand() * n)]!;
+    stats[k] = medianInPlace(r);
+  }
+  stats.sort();
+  const lo = quantileSorted(stats, 0.025);
+  const hi = quantileSorted(stats, 0.975);
+  const halfWidth = Math.max(hi / ratio - 1, 1 - lo / ratio);
+  return { ratio, lo, hi, halfWidth, n, method };
+}
+
 function medianInPlace(xs: Float64Array): number {
   xs.sort();
   const mid = xs.length >> 1;

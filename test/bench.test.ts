@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BenchResults } from "../bench/results.js";
-import { geomean, median, ratioOfBestCI, ratioOfMediansCI, rng } from "../bench/stats.js";
+import { fmtInterval, geomean, median, medianCI, PAIRED_CI_METHOD, ratioOfBestCI, ratioOfMediansCI, rng } from "../bench/stats.js";
 import { detectFeatures, parseTargetFeatures } from "../bench/features.js";
 import { selectEntries } from "../bench/bench.js";
 import { parseTargets, timingOf } from "../bench/targets.js";
@@ -479,6 +479,18 @@ test("feature flags: what the module uses beyond binaryen's defaults, or with a 
   assert.deepEqual(parseTargetFeatures(p), ["+sign-ext", "-simd"]);
 });
 
+test("medianCI: the median with an interval that covers it, none below 3 samples", () => {
+  const few = medianCI([1.1, 0.9], PAIRED_CI_METHOD);
+  assert.equal(few.lo, null);
+  assert.equal(few.ratio, 1);
+  const rand = rng(7);
+  const xs = Array.from({ length: 40 }, () => 1.03 + (rand() - 0.5) * 0.02);
+  const ci = medianCI(xs, PAIRED_CI_METHOD);
+  assert.equal(ci.n, 40);
+  assert.ok(ci.lo! < ci.ratio && ci.ratio < ci.hi!);
+  assert.ok(ci.lo! > 1.02 && ci.hi! < 1.04, fmtInterval(ci));
+});
+
 test("measureRuntime: stops on the interval, on the budget, and reports a failing workload", async () => {
   const { measureRuntime, loadWorkloads } = await import("../bench/runtime.js");
   const dir = mkdtempSync(join(tmpdir(), "wasm-compact-runtime-test-"));
@@ -500,6 +512,19 @@ test("measureRuntime: stops on the interval, on the budget, and reports a failin
       };`,
     );
     writeFileSync(
+      join(dir, "spin2.js"),
+      `export const workload = {
+        name: "spin2", size: "small", description: "spin 2 ms, or 4 ms with a longer module",
+        wasm: () => [{ name: "empty", bytes: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]) }],
+        async run(wasm) {
+          const t = performance.now();
+          const ms = wasm[0].length > 8 ? 4 : 2;
+          while (performance.now() - t < ms);
+          return "done";
+        },
+      };`,
+    );
+    writeFileSync(
       join(dir, "fail.js"),
       `export const workload = {
         name: "fail", size: "small", description: "always throws",
@@ -510,7 +535,7 @@ test("measureRuntime: stops on the interval, on the budget, and reports a failin
     writeFileSync(join(dir, "index.js"), "export const WORKLOADS = [];");
     const { loaded, errors } = await loadWorkloads(dir);
     assert.deepEqual(errors, []);
-    assert.deepEqual(loaded.map((l) => l.workload.name), ["fail", "spin"], "index.js is skipped");
+    assert.deepEqual(loaded.map((l) => l.workload.name), ["fail", "spin", "spin2"], "index.js is skipped");
     const spin = loaded.find((l) => l.workload.name === "spin")!;
     const mod = join(dir, "empty.wasm");
     writeFileSync(mod, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
@@ -532,12 +557,27 @@ test("measureRuntime: stops on the interval, on the budget, and reports a failin
     assert.equal(wide.outputsEqual, true);
     assert.equal(wide.identicalBytes, true, "the same module on both sides is reported as an A/A run");
     assert.equal(wide.loadAverage.end.length, 3);
+    // one paired process per pair: both sides in one process, in rounds
+    assert.equal(wide.pairedRatios!.length, wide.baselineMs.length);
+    assert.ok(wide.pairedRatios!.every((x) => x > 0.2 && x < 5), `paired ratios ${wide.pairedRatios!.join(", ")}`);
+    assert.ok(wide.pairedSlowdown!.lo !== null && wide.pairedSlowdown!.lo <= wide.pairedSlowdown!.ratio && wide.pairedSlowdown!.ratio <= wide.pairedSlowdown!.hi!);
 
     // An unreachable target with a tiny budget: stops after the first pair, says why, no interval.
     const tight = await measureRuntime(spin, [mod], [mod], meta, { targetHalfWidth: 0, budgetSeconds: 0.001, quick: false });
     assert.equal(tight.stoppedBy, "budget");
     assert.equal(tight.baselineMs.length, 1);
     assert.equal(tight.slowdown.lo, null);
+    assert.equal(tight.pairedRatios!.length, 1);
+
+    // a real slowdown of 2x: the paired processes see it whichever side they load first
+    const long = join(dir, "long.wasm");
+    writeFileSync(long, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 0, 3, 2, 120, 120])); // plus a custom section
+    const spin2 = loaded.find((l) => l.workload.name === "spin2")!;
+    const twice = await measureRuntime(spin2, [mod], [long], { ...meta, identicalBytes: false }, { targetHalfWidth: 0.3, budgetSeconds: 120, quick: false });
+    assert.equal(twice.error, null);
+    // (on a loaded machine a longer spin is preempted more often: only the direction and a lower bound are sure)
+    assert.ok(twice.pairedSlowdown!.ratio > 1.5 && twice.pairedSlowdown!.lo! > 1.2, `paired ${fmtInterval(twice.pairedSlowdown!)}`);
+    assert.ok(twice.pairedRatios!.every((x) => x > 1.2), `every process sees it: ${twice.pairedRatios!.join(", ")}`);
 
     const fail = loaded.find((l) => l.workload.name === "fail")!;
     const bad = await measureRuntime(fail, [], [], { modules: [], optimizedModules: [], identicalBytes: true }, { targetHalfWidth: 0.02, budgetSeconds: 10, quick: false });
