@@ -17,6 +17,8 @@ export interface ModuleSlices {
   hot: number;
   /** Refusals by reason. */
   refused: Record<Refusal["reason"], number>;
+  /** Slices that go through a γ or an if's value (stage b). */
+  throughIfs: number;
   /** One per criterion with a slice. */
   occurrences: Occurrence[];
 }
@@ -24,7 +26,7 @@ export interface ModuleSlices {
 export function findSlices(m: Module, hot?: HotCode, options: IdentifyOptions = DEFAULT_IDENTIFY): ModuleSlices {
   const env = moduleEnv(m);
   const effects = effectsContext(m);
-  const out: ModuleSlices = { criteria: 0, hot: 0, refused: { impure: 0, construct: 0, "stop-moved": 0, "too-big": 0, other: 0 }, occurrences: [] };
+  const out: ModuleSlices = { criteria: 0, hot: 0, refused: { impure: 0, construct: 0, "stop-moved": 0, "too-big": 0, other: 0 }, throughIfs: 0, occurrences: [] };
   for (let f = 0; f < m.functions.length; f++) {
     const func = m.functions[f]!;
     const fs = new FunctionSlicer(m, f, env, effects, options);
@@ -39,7 +41,13 @@ export function findSlices(m: Module, hot?: HotCode, options: IdentifyOptions = 
         out.refused[s.reason]++;
         continue;
       }
-      out.occurrences.push({ slice: s, canon: canonicalSlice(fs.body, s), removal: removal(fs, s) });
+      const r = removal(fs, s);
+      if (!r) {
+        out.refused.construct++; // an if nest in the slice that cannot go as a whole
+        continue;
+      }
+      if (s.phis.length + s.constructs.length > 0) out.throughIfs++;
+      out.occurrences.push({ slice: s, canon: canonicalSlice(fs.body, s), removal: r });
     }
   }
   return out;
