@@ -223,17 +223,17 @@ export class FunctionSlicer {
     return s < 0 ? -1 : this.typing.pushedBy[s]!;
   }
 
-  /** The slice of criterion c, or why there is none. */
-  slice(c: number): Slice | Refusal {
+  /** The slice of criterion c, or why there is none (`throughIfs` false: its stage-a slice). */
+  slice(c: number, throughIfs = this.options.throughIfs): Slice | Refusal {
     try {
-      return this.build(c);
+      return this.build(c, throughIfs);
     } catch (e) {
       if (e instanceof Refused) return e.refusal;
       throw e;
     }
   }
 
-  private build(c: number): Slice {
+  private build(c: number, throughIfs: boolean): Slice {
     const nodes: SliceNode[] = [];
     const stops: Stop[] = [];
     const instrs: number[] = [];
@@ -311,7 +311,7 @@ export class FunctionSlicer {
         // any φ of a shallower depth stops by the paper's rule, a μ too (its loop is stage c)
         if (d < depth) return stopNode(v, x, STOP_OUTER, get);
         if (this.headers.has(at)) return stopNode(v, x, STOP_MU, get);
-        if (this.options.throughIfs) {
+        if (throughIfs) {
           const g = gammaOfPhi(v, get);
           if (g >= 0) return g;
         }
@@ -354,7 +354,7 @@ export class FunctionSlicer {
       const i = this.tree.start[k]!;
       const arm = this.tree.firstArm(k);
       const bt = this.body.imm[this.body.immStart[i]!]!;
-      if (!this.options.throughIfs || ops[i] !== IF || this.tree.end[k] !== e || arm < 0 || ops[arm] !== ELSE || !GAMMA_TYPES.has(bt) || popCount(this.typing, i) !== 1) {
+      if (!throughIfs || ops[i] !== IF || this.tree.end[k] !== e || arm < 0 || ops[arm] !== ELSE || !GAMMA_TYPES.has(bt) || popCount(this.typing, i) !== 1) {
         throw new Refused({ reason: "construct", instr: e });
       }
       add(i);
