@@ -139,10 +139,9 @@ export function isCriterionOp(op: number): boolean {
   return BINARY[op] === 1;
 }
 
-class Refused extends Error {
-  constructor(readonly refusal: Refusal) {
-    super(refusal.reason);
-  }
+/** Thrown inside `build` and caught by `slice`; no Error, whose stack trace cost 13 % of findSlices (half the criteria are refused). */
+class Refused {
+  constructor(readonly refusal: Refusal) {}
 }
 
 /** What the slicer knows about one function; build once, ask for every criterion. */
