@@ -1,4 +1,4 @@
-// The slices pass (stage a rewrite): criteria replaced by calls to one
+// The slices pass (stages a and b): criteria replaced by calls to one
 // function per class, what only the slice used removed, the module valid and
 // computing the same results (run in V8); hot code left alone; a class that
 // does not pay left alone; the saving equal to the byte model's projection.
@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
 import { readModule } from "../src/binary/reader.js";
+import { idOf } from "../src/binary/opcodes/index.js";
 import { writeModule } from "../src/binary/writer.js";
 import { validateModule } from "../src/analysis/validate.js";
 import { optimize } from "../src/index.js";
@@ -46,6 +47,38 @@ test("slices: twelve copies become calls to one function; valid, same results, t
   const { binary } = optimize(input, { passes: ["slices"], checked: true, outlineHot: true });
   assert.ok(binary.length < input.length);
   sameBehaviour(input, binary, CALLS(12));
+});
+
+/** Functions whose criterion (the xor) is reached through an if: a γ of local 2 or the if's own value, with small or large sides. */
+const FN_IF = (name: string, form: "phi" | "value", large: boolean) => {
+  const side = (e: string) => (large ? `(i32.add (i32.rotl (i32.mul (i32.xor ${e} (i32.const 5)) (i32.const 77)) (i32.const 5)) (i32.const 9))` : e);
+  const t = side("(i32.mul (local.get 0) (i32.const 99991))");
+  const f = side("(i32.rotl (local.get 0) (i32.const 13))");
+  const value = form === "phi" ? "(local.get 2)" : `(if (result i32) (i32.eqz (local.get 1)) (then ${t}) (else ${f}))`;
+  return `(func (export "${name}") (param i32 i32) (result i32) (local i32 i32)
+    ${form === "phi" ? `(if (local.get 1) (then (local.set 2 ${t})) (else (local.set 2 ${f})))` : ""}
+    (i32.store (i32.const 16) (local.get 1))
+    (local.set 3 (call $g (local.get 1)))
+    (i32.add (i32.xor ${value} (i32.const 1234567)) (local.get 3)))`;
+};
+
+test("slices (stage b): twelve copies through an if become calls, as a select or an if with a result; valid, same results, the projected bytes saved", async () => {
+  for (const form of ["phi", "value"] as const) {
+    for (const large of [false, true]) {
+      const input = await parse(`(module (memory 1) (func $g (param i32) (result i32) (i32.add (local.get 0) (i32.load (i32.const 16))))
+        ${Array.from({ length: 12 }, (_, i) => FN_IF(`f${i}`, form, large)).join("\n")})`);
+      const m = readModule(input, { decodeBodies: true });
+      const s = slices(m);
+      assert.equal(s.functions, 1, `${form} ${large}`);
+      assert.equal(s.callSites, 12);
+      validateModule(m);
+      const callee = m.functions[m.functions.length - 1]!.body!;
+      assert.ok(Array.from(callee.ops).includes(idOf(large ? "if" : "select")), `${form} ${large}: the γ's form`);
+      const out = writeModule(m);
+      assert.equal(input.length - out.length, s.projected, "the byte model is exact");
+      sameBehaviour(input, out, CALLS(12));
+    }
+  }
 });
 
 test("slices: a class that does not pay is left alone (one copy)", async () => {

@@ -1,6 +1,8 @@
 // Randomized check of slice identification: random functions (straight-line
-// statements, ifs, counted loops, loads, stores, calls, mutable and immutable
-// globals, safe and unsafe divisions) are sliced at every criterion; each
+// statements, ifs, ifs with a result, br_ifs out of blocks, counted loops,
+// loads, stores, calls, mutable and immutable globals, safe and unsafe
+// divisions) are sliced at every criterion, through ifs (stage b: γs as
+// selects and as ifs with a result); each
 // slice's canonical function, called with the stop values its criterion saw,
 // must return the value Node's WebAssembly computed at the criterion. The
 // parent is instrumented after each criterion to record (in memory) the
@@ -40,7 +42,7 @@ function randomFunc(r: () => number): string {
     const e = (u: T) => expr(u, d - 1);
     switch (t) {
       case "i32":
-        switch (Math.floor(r() * 12)) {
+        switch (Math.floor(r() * 13)) {
           case 0: return `(i32.load (i32.and ${e("i32")} (i32.const 252)))`;
           case 1: return `(global.get ${pick(["$gm", "$gk"])})`;
           case 2: return `(call $h ${e("i32")})`;
@@ -50,6 +52,7 @@ function randomFunc(r: () => number): string {
           case 6: return `(i32.wrap_i64 ${e("i64")})`;
           case 7: return `(f64.${pick(["lt", "ge", "eq"])} ${e("f64")} ${e("f64")})`;
           case 8: return `(i32.trunc_sat_f64_s ${e("f64")})`;
+          case 9: return `(if (result i32) ${e("i32")} (then ${e("i32")}) (else ${e("i32")}))`;
           default: return `(i32.${pick(["add", "sub", "mul", "and", "or", "xor", "shl", "shr_s", "shr_u", "rotl", "lt_s", "eq", "ne"])} ${e("i32")} ${e("i32")})`;
         }
       case "i64":
@@ -60,8 +63,9 @@ function randomFunc(r: () => number): string {
           default: return `(i64.${pick(["add", "sub", "mul", "and", "xor", "shl", "shr_u", "rotr"])} ${e("i64")} ${e("i64")})`;
         }
       case "f64":
-        switch (Math.floor(r() * 5)) {
+        switch (Math.floor(r() * 6)) {
           case 0: return `(f64.convert_i32_s ${e("i32")})`;
+          case 4: return `(if (result f64) ${e("i32")} (then ${e("f64")}) (else ${e("f64")}))`;
           case 1: return `(f64.${pick(["sqrt", "floor", "neg", "abs"])} ${e("f64")})`;
           default: return `(f64.${pick(["add", "sub", "mul", "div", "min", "max"])} ${e("f64")} ${e("f64")})`;
         }
@@ -71,11 +75,12 @@ function randomFunc(r: () => number): string {
     const out: string[] = [];
     for (let k = 0; k < n; k++) {
       const x = Math.floor(r() * all.length);
-      switch (Math.floor(r() * (d > 0 ? 9 : 6))) {
+      switch (Math.floor(r() * (d > 0 ? 10 : 6))) {
         case 0: out.push(`(i32.store (i32.and ${expr("i32", 2)} (i32.const 252)) ${expr("i32", 3)})`); break;
         case 1: out.push(`(global.set $gm ${expr("i32", 2)})`); break;
         case 2: out.push(`(drop ${expr(pick(["i32", "i64", "f64"]), 3)})`); break;
         case 6: out.push(`(if ${expr("i32", 2)} (then ${stmts(2, d - 1)}) (else ${stmts(2, d - 1)}))`); break;
+        case 9: out.push(`(block (br_if 0 ${expr("i32", 2)}) ${stmts(2, d - 1)})`); break;
         case 7: case 8: {
           const c = counter(loops++);
           out.push(`(local.set ${c} (i32.const 0)) (loop $L${c} ${stmts(3, d - 1)} (br_if $L${c} (i32.lt_u (local.tee ${c} (i32.add (local.get ${c}) (i32.const 1))) (i32.const ${1 + Math.floor(r() * 4)}))))`);
@@ -98,6 +103,7 @@ function randomFunc(r: () => number): string {
 const LOCAL_SET = idOf("local.set");
 const LOCAL_GET = idOf("local.get");
 const I32_CONST = idOf("i32.const");
+const IF = idOf("if");
 const STORE: Record<number, number> = { [I32]: idOf("i32.store"), [I64]: idOf("i64.store"), [F32]: idOf("f32.store"), [F64]: idOf("f64.store") };
 const BASE = 4096;
 const SLOT = 8;
@@ -159,6 +165,7 @@ function instrument(m: Module, fs: FunctionSlicer, slices: Slice[]): { bytes: Ui
     const c = canonicalSlice(body, p.slice);
     // the function's parameters are the stops in canonical order: remember which stop each is
     (p as Probe & { order: number[] }).order = c.paramStops;
+    (p as Probe & { hasIf: boolean }).hasIf = c.body.ops.includes(IF);
     const index = addSliceFunction(m, c, true);
     m.exports.push({ name: p.name, kind: "func", index });
   }
@@ -181,6 +188,8 @@ test("randomized: every slice's function, given the stop values, returns the val
   let checked = 0;
   let sliced = 0;
   let criteria = 0;
+  /** Checked slices through a φ's γ, through an if's value, and those whose function has an if. */
+  let viaPhi = 0, viaIf = 0, asIf = 0;
   for (let round = 0; round < 60; round++) {
     const wat = randomFunc(r);
     const m = readModule(await parse(wat));
@@ -217,10 +226,15 @@ test("randomized: every slice's function, given the stop values, returns the val
         const got = ex[p.name]!(...stopArgs);
         assert.ok(same(got, want), `round ${round}, criterion ${s.criterion}: slice gives ${got}, the function computed ${want}\n${wat}`);
         checked++;
+        if (s.phis.length > 0) viaPhi++;
+        if (s.constructs.length > 0) viaIf++;
+        if ((p as Probe & { hasIf: boolean }).hasIf) asIf++;
       }
     }
   }
   // the generator must exercise the slicer: many slices, most of them checked on a run
   assert.ok(sliced > 200, `only ${sliced} slices of ${criteria} criteria`);
   assert.ok(checked > 300, `only ${checked} checks`);
+  // stage b must be exercised too (seed 0x51ce5: 228, 591 and 64)
+  assert.ok(viaPhi > 50 && viaIf > 100 && asIf > 20, `through a φ's γ ${viaPhi}, through an if's value ${viaIf}, with an if in the function ${asIf}`);
 });

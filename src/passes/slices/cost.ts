@@ -32,45 +32,68 @@ export interface Removal {
 /**
  * The instructions that die with slice s: the largest subset of the slice
  * in which every instruction's every use (the instruction popping its value;
- * for a local.set/tee, every local.get of its value, and no φ) is in the
- * subset or is the criterion.
+ * for a local.set/tee, every local.get of its value and every φ using it) is
+ * in the subset or is the criterion. The φs the slice's γs stand for are
+ * members too (a φ's uses: the local.gets and φs reading it). An if whose
+ * value is a γ goes as a whole, with everything in its arms, or stays; null
+ * when it would have to stay while the slice's use of its value goes.
  */
-export function removal(fs: FunctionSlicer, s: Slice): Removal {
+export function removal(fs: FunctionSlicer, s: Slice): Removal | null {
   const { ops } = fs.body;
-  const inS = new Set(s.instrs);
-  const dead = new Set(s.instrs);
-  /** The uses of each instruction, or null for "used outside for sure". */
+  const phiElement = (v: number): number => -(v + 1);
+  const members = new Set<number>([...s.instrs, ...s.phis.map(phiElement)]);
+  const dead = new Set(members);
+  /** Per if/else/end of an if construct in the slice: what it goes with (the end's consumer, everything inside, itself). */
+  const nests = new Map<number, number[]>();
+  for (const i of s.constructs) {
+    const e = fs.tree.end[fs.tree.constructOf[i]!]!;
+    const group = [fs.consumerOf(e)]; // a slice operation: the end is in the slice because one pops its value
+    for (let k = i; k <= e; k++) group.push(k);
+    for (const k of [i, fs.tree.firstArm(fs.tree.constructOf[i]!), e]) nests.set(k, group);
+  }
+  /** The uses of each member, or null for "used outside for sure". */
   const usesOf = new Map<number, number[] | null>();
-  for (const i of s.instrs) {
-    if (i === s.criterion) continue;
+  for (const x of members) {
+    if (x === s.criterion) continue;
     const u: number[] = [];
     let outside = false;
-    const op = ops[i]!;
-    if (op !== LOCAL_SET) {
-      const k = fs.consumerOf(i);
-      if (k < 0) outside = true;
-      else u.push(k);
+    const valueUses = (v: number): void => {
+      u.push(...fs.ssa.getsOf(v));
+      for (const p of fs.ssa.phisUsing(v)) u.push(phiElement(p));
+    };
+    const nest = nests.get(x);
+    if (x < 0) valueUses(-x - 1);
+    else if (nest) u.push(...nest);
+    else {
+      const op = ops[x]!;
+      if (op !== LOCAL_SET) {
+        const k = fs.consumerOf(x);
+        if (k < 0) outside = true;
+        else u.push(k);
+      }
+      if (op === LOCAL_SET || op === LOCAL_TEE) valueUses(fs.ssa.defined[x]!);
     }
-    if (op === LOCAL_SET || op === LOCAL_TEE) {
-      const v = fs.ssa.defined[i]!;
-      if (fs.ssa.phisUsing(v).length > 0) outside = true;
-      else u.push(...fs.ssa.getsOf(v));
-    }
-    if (outside || u.some((x) => !inS.has(x))) {
-      usesOf.set(i, null);
-      dead.delete(i);
-    } else usesOf.set(i, u);
+    if (outside || u.some((y) => !members.has(y))) {
+      usesOf.set(x, null);
+      dead.delete(x);
+    } else usesOf.set(x, u);
   }
-  // greatest fixpoint: drop any instruction one of whose uses stays
+  // greatest fixpoint: drop any member one of whose uses stays
   for (let changed = true; changed; ) {
     changed = false;
-    for (const i of dead) {
-      if (i === s.criterion) continue;
-      if (usesOf.get(i)!.some((x) => x !== s.criterion && !dead.has(x))) {
-        dead.delete(i);
+    for (const x of dead) {
+      if (x === s.criterion) continue;
+      if (usesOf.get(x)!.some((y) => y !== s.criterion && !dead.has(y))) {
+        dead.delete(x);
         changed = true;
       }
     }
+  }
+  // a value on the stack goes with the instruction that pops it (only an if nest can fail to)
+  for (const i of s.instrs) {
+    if (dead.has(i) || ops[i] === LOCAL_TEE || ops[i] === LOCAL_SET) continue;
+    const k = fs.consumerOf(i);
+    if (k >= 0 && (k === s.criterion || dead.has(k))) return null;
   }
   const teeToSet: number[] = [];
   for (const i of s.instrs) {
@@ -78,7 +101,7 @@ export function removal(fs: FunctionSlicer, s: Slice): Removal {
     const k = fs.consumerOf(i);
     if (k === s.criterion || dead.has(k)) teeToSet.push(i);
   }
-  const out = [...dead].sort((a, b) => a - b);
+  const out = [...dead].filter((x) => x >= 0).sort((a, b) => a - b);
   let bytes = 0;
   for (const i of out) bytes += instrSize(fs.body, i);
   return { dead: out, teeToSet, bytes };

@@ -8,7 +8,7 @@ import { moduleEnv } from "../../analysis/module-env.js";
 import type { HotCode } from "../pass.js";
 import { canonicalSlice } from "./canon.js";
 import { removal, type Occurrence } from "./cost.js";
-import { DEFAULT_IDENTIFY, FunctionSlicer, type IdentifyOptions, type Refusal } from "./identify.js";
+import { DEFAULT_IDENTIFY, FunctionSlicer, type IdentifyOptions, type Refusal, type Slice } from "./identify.js";
 
 export interface ModuleSlices {
   /** Criteria looked at (binary numeric instructions in reachable code). */
@@ -17,14 +17,16 @@ export interface ModuleSlices {
   hot: number;
   /** Refusals by reason. */
   refused: Record<Refusal["reason"], number>;
-  /** One per criterion with a slice. */
+  /** Slices that go through a γ or an if's value (stage b). */
+  throughIfs: number;
+  /** One per criterion with a slice, and a second, straight-line one where the first goes through an if. */
   occurrences: Occurrence[];
 }
 
 export function findSlices(m: Module, hot?: HotCode, options: IdentifyOptions = DEFAULT_IDENTIFY): ModuleSlices {
   const env = moduleEnv(m);
   const effects = effectsContext(m);
-  const out: ModuleSlices = { criteria: 0, hot: 0, refused: { impure: 0, construct: 0, "stop-moved": 0, "too-big": 0, other: 0 }, occurrences: [] };
+  const out: ModuleSlices = { criteria: 0, hot: 0, refused: { impure: 0, construct: 0, "stop-moved": 0, "too-big": 0, other: 0 }, throughIfs: 0, occurrences: [] };
   for (let f = 0; f < m.functions.length; f++) {
     const func = m.functions[f]!;
     const fs = new FunctionSlicer(m, f, env, effects, options);
@@ -34,12 +36,23 @@ export function findSlices(m: Module, hot?: HotCode, options: IdentifyOptions = 
         out.hot++;
         continue;
       }
-      const s = fs.slice(c);
-      if ("reason" in s) {
-        out.refused[s.reason]++;
-        continue;
+      const b = fs.slice(c);
+      const rb = "reason" in b ? null : removal(fs, b);
+      const viaIf = rb !== null && (b as Slice).phis.length + (b as Slice).constructs.length > 0;
+      if (rb) out.occurrences.push({ slice: b as Slice, canon: canonicalSlice(fs.body, b as Slice), removal: rb });
+      if (viaIf) out.throughIfs++;
+      // where the slice goes through an if, is too big, or leaves an if nest that cannot go, the straight-line
+      // slice is an alternative (at most one of a criterion's slices is taken: they share it); equal ones are likelier
+      if (fs.options.throughIfs && (viaIf || ("reason" in b ? b.reason === "too-big" : !rb))) {
+        const a = fs.slice(c, false);
+        const ra = "reason" in a ? null : removal(fs, a);
+        if (ra) {
+          out.occurrences.push({ slice: a as Slice, canon: canonicalSlice(fs.body, a as Slice), removal: ra });
+          if (!rb) continue;
+        }
       }
-      out.occurrences.push({ slice: s, canon: canonicalSlice(fs.body, s), removal: removal(fs, s) });
+      if ("reason" in b) out.refused[b.reason]++;
+      else if (!rb) out.refused.construct++; // an if nest in the slice that cannot go as a whole
     }
   }
   return out;

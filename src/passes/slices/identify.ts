@@ -1,12 +1,17 @@
-// Idempotent backward slices (DIGEST §1.3, stage a of §1.8): from a binary
-// numeric instruction (the criterion), the pure computation its value
+// Idempotent backward slices (DIGEST §1.3, stages a and b of §1.8): from a
+// binary numeric instruction (the criterion), the pure computation its value
 // depends on, through the operand stack and through locals (SSA def-use),
 // as a DAG of pure operations over a stop set.
 //
 // Stop rules (the paper's): parameters; values of a shallower loop depth
-// than the criterion; a μ (loop-header φ) of the same depth. Stage a stops
-// at every other φ too (a γ would need its gate's predicates: stage b), so
-// every instruction of a stage-a slice dominates the criterion.
+// than the criterion; a μ (loop-header φ) of the same depth or deeper.
+// Stage b goes through a γ that one branch decides (analysis/gsa.ts
+// twoWay: an if/else or if merge, a br_if out of a block) as a γ node
+// γ(predicate, whenTrue, whenFalse), and through the value an `if` with one
+// result leaves when its whole nest is in the slice; any other γ (a
+// br_table, several deciding branches), and every γ in stage a, is a stop.
+// Stage a's instructions all dominate the criterion; stage b's may sit in
+// arms that do not.
 // Idempotence (DIGEST §1.8): constants, non-trapping numeric and SIMD ops,
 // select, global.get of immutable globals (analysis/effects.ts decides);
 // div/rem only with a constant divisor pushed right before it that cannot
@@ -16,14 +21,20 @@
 // Wasm adds one condition the paper's SSA does not need: at the criterion,
 // the call that replaces it reads each stop value from its local, so that
 // local must still hold it there (no write to it on any path between the
-// slice's read and the criterion).
+// slice's read and the criterion), checked for every read of it the slice
+// makes: a read in an arm matters on the paths through that arm. Off those
+// paths the slice's function may compute with other values (a select
+// evaluates both sides), which is harmless as every operation is pure and
+// cannot trap.
 
 import { Eff, OPS, idOf } from "../../binary/opcodes/index.js";
 import { bodyOf } from "../../binary/reader.js";
 import type { Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
-import { isRef, type ValType } from "../../ir/types.js";
+import { F32, F64, I32, I64, isRef, V128, type ValType } from "../../ir/types.js";
 import { popCount, pushCount, typeBody, type BodyTyping } from "../../analysis/body-typing.js";
+import { controlTree, type ControlTree } from "../../analysis/control-tree.js";
+import { gsaOf, type Gsa } from "../../analysis/gsa.js";
 import type { Cfg } from "../../analysis/cfg.js";
 import { effectsContext, instrFlags, isPureFlags, rangeFlags, type EffectsContext } from "../../analysis/effects.js";
 import { loopForest, type LoopForest } from "../../analysis/loops.js";
@@ -33,6 +44,11 @@ import { DEF, localSsa, PARAM, PHI, ZERO, type LocalSsa } from "../../analysis/s
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
 const LOCAL_TEE = idOf("local.tee");
+const IF = idOf("if");
+const ELSE = idOf("else");
+const END = idOf("end");
+/** Types a γ may have: select and an if's single result take them without any feature beyond the value's own. */
+const GAMMA_TYPES = new Set<number>([I32, I64, F32, F64, V128]);
 
 /** A value leaf of a slice: a stop value (becomes a parameter). */
 export const STOP_PARAM = 0, STOP_OUTER = 1, STOP_MU = 2, STOP_GAMMA = 3;
@@ -45,7 +61,13 @@ export type SliceNode =
   /** Stop value `stop` (an index into Slice.stops). */
   | { kind: "stop"; stop: number; type: ValType }
   /** The default (zero) a declared local has on entry, read before any write. */
-  | { kind: "zero"; type: ValType };
+  | { kind: "zero"; type: ValType }
+  /**
+   * γ(predicate, whenTrue, whenFalse): `args` are [whenTrue, whenFalse,
+   * predicate] (select's operand order); `phi` the SSA φ it stands for, or
+   * -1 when it is the value of the `if` construct at instruction `construct`.
+   */
+  | { kind: "gamma"; args: number[]; type: ValType; phi: number; construct: number };
 
 export interface Stop {
   /** SSA value (analysis/ssa.ts). */
@@ -69,13 +91,17 @@ export interface Slice {
   size: number;
   /** Loop depth of the criterion (0: in no loop). */
   depth: number;
+  /** The φs its γ nodes stand for (their local definitions may die with it). */
+  phis: number[];
+  /** The `if` instructions whose whole construct is in the slice (its value is a γ node). */
+  constructs: number[];
 }
 
 /** Why a criterion has no slice. */
 export type Refusal =
   /** An instruction that is not idempotent (load, store, call, mutable global, may trap, atomic ...); `instr` says which. */
   | { reason: "impure"; instr: number }
-  /** A value a construct leaves (block/if result, loop or block parameter): stage b/c. */
+  /** A value a construct leaves (block or loop result, block parameter; an if result whose nest is not all in the slice): stage c or never. */
   | { reason: "construct"; instr: number }
   /** A stop value's local is written between the slice's read of it and the criterion. */
   | { reason: "stop-moved"; instr: number }
@@ -89,9 +115,13 @@ export interface IdentifyOptions {
   maxInstrs: number;
   /** Blocks a stop-availability search may visit before refusing. */
   maxSearch: number;
+  /** Stage b: go through γs one branch decides and through if results (false: stage a, every γ a stop). */
+  throughIfs: boolean;
 }
 
-export const DEFAULT_IDENTIFY: IdentifyOptions = { maxInstrs: 64, maxSearch: 4096 };
+export const DEFAULT_IDENTIFY: IdentifyOptions = { maxInstrs: 64, maxSearch: 4096, throughIfs: true };
+/** Stage a alone (straight-line slices), for measuring what stage b adds. */
+export const STAGE_A: IdentifyOptions = { ...DEFAULT_IDENTIFY, throughIfs: false };
 
 const BINARY_SIG = /^(i32|i64|f32|f64|v128) (i32|i64|f32|f64|v128) -> (i32|i64|f32|f64|v128)$/;
 /** Per op: 1 if it is a binary numeric instruction (two operands, one result, fixed numeric types, no memory). */
@@ -99,15 +129,19 @@ const BINARY = Uint8Array.from(OPS, (d) => (d.sig !== undefined && BINARY_SIG.te
 const DIVS = new Set(["div_s", "div_u", "rem_s", "rem_u"].flatMap((o) => [idOf(`i32.${o}`), idOf(`i64.${o}`)]));
 const CONSTS = new Set(["i32.const", "i64.const", "f32.const", "f64.const", "v128.const"].map(idOf));
 
+/** True for a constant (no instruction in the paper's count I). */
+export function isConst(op: number): boolean {
+  return CONSTS.has(op);
+}
+
 /** True if op is a binary numeric instruction, the paper's criterion. */
 export function isCriterionOp(op: number): boolean {
   return BINARY[op] === 1;
 }
 
-class Refused extends Error {
-  constructor(readonly refusal: Refusal) {
-    super(refusal.reason);
-  }
+/** Thrown inside `build` and caught by `slice`; no Error, whose stack trace cost 13 % of findSlices (half the criteria are refused). */
+class Refused {
+  constructor(readonly refusal: Refusal) {}
 }
 
 /** What the slicer knows about one function; build once, ask for every criterion. */
@@ -118,6 +152,8 @@ export class FunctionSlicer {
   readonly cfg: Cfg;
   readonly loops: LoopForest;
   readonly localTypes: Int32Array;
+  readonly gsa: Gsa;
+  readonly tree: ControlTree;
   /** Per push slot: the instruction that pops it, -1 if none does. */
   private readonly consumerOfPush: Int32Array;
   /** Per local: its local.set/local.tee instructions. */
@@ -139,6 +175,8 @@ export class FunctionSlicer {
     this.localTypes = localTypesOf(env, f.typeIndex, f.locals);
     const nParams = env.ctx.params[f.typeIndex]?.length ?? 0;
     this.ssa = localSsa(this.body, nParams, this.localTypes.length);
+    this.gsa = gsaOf(this.body, nParams, this.localTypes.length);
+    this.tree = controlTree(this.body);
     this.cfg = this.ssa.cfg;
     this.loops = loopForest(this.body);
     this.headers = new Set(this.loops.header);
@@ -184,25 +222,34 @@ export class FunctionSlicer {
     return s < 0 ? -1 : this.typing.pushedBy[s]!;
   }
 
-  /** The slice of criterion c, or why there is none. */
-  slice(c: number): Slice | Refusal {
+  /** The slice of criterion c, or why there is none (`throughIfs` false: its stage-a slice). */
+  slice(c: number, throughIfs = this.options.throughIfs): Slice | Refusal {
     try {
-      return this.build(c);
+      return this.build(c, throughIfs);
     } catch (e) {
       if (e instanceof Refused) return e.refusal;
       throw e;
     }
   }
 
-  private build(c: number): Slice {
+  private build(c: number, throughIfs: boolean): Slice {
     const nodes: SliceNode[] = [];
     const stops: Stop[] = [];
     const instrs: number[] = [];
     const inSlice = new Set<number>();
+    const phis: number[] = [];
+    const constructs: number[] = [];
     const depth = this.depthOf(c);
     const { ops } = this.body;
-    /** Node of each SSA value already reached (defs, stops, zeros). */
+    /** Node of each SSA value already reached (defs, stops, zeros, γs). */
     const ofValue = new Map<number, number>();
+    /** ofValue's keys in the order set, so that a γ given up on can be undone. */
+    const valueKeys: number[] = [];
+    const setValue = (v: number, n: number): number => {
+      ofValue.set(v, n);
+      valueKeys.push(v);
+      return n;
+    };
     const add = (i: number): void => {
       if (inSlice.has(i)) return;
       inSlice.add(i);
@@ -223,54 +270,106 @@ export class FunctionSlicer {
       }
       return opNode(p);
     };
+    /** The value local.set/tee d stores. */
     const defNode = (d: number): number => {
       const v = this.ssa.defined[d]!;
       const known = ofValue.get(v);
       if (known !== undefined) return known;
       const n = pushed(this.producerOf(d, 0));
-      ofValue.set(v, n);
-      return n;
+      return setValue(v, n);
     };
+    const stopNode = (v: number, x: number, kind: StopKind, get: number): number => {
+      if (!this.holds(x, get, c)) throw new Refused({ reason: "stop-moved", instr: get });
+      stops.push({ value: v, local: x, kind, type: this.localTypes[x]! });
+      nodes.push({ kind: "stop", stop: stops.length - 1, type: this.localTypes[x]! });
+      return setValue(v, nodes.length - 1);
+    };
+    /** The node of SSA value v of local x, read (directly or through φs of x) by local.get `get`. */
     const valueNode = (v: number, get: number): number => {
       if (v < 0) throw new Refused({ reason: "other", instr: get });
-      const known = ofValue.get(v);
-      if (known !== undefined) return known;
-      const kind = this.ssa.kind[v]!;
       const x = this.ssa.local[v]!;
+      const known = ofValue.get(v);
+      if (known !== undefined) {
+        // another read of a stop value: its local must hold it at the criterion on the paths through this read too
+        const k = nodes[known]!;
+        if (k.kind === "stop" && !this.holds(x, get, c)) throw new Refused({ reason: "stop-moved", instr: get });
+        return known;
+      }
+      const kind = this.ssa.kind[v]!;
       const type = this.localTypes[x]!;
       if (kind === ZERO) {
         if (isRef(type)) throw new Refused({ reason: "other", instr: get });
         nodes.push({ kind: "zero", type });
-        ofValue.set(v, nodes.length - 1);
-        return nodes.length - 1;
+        return setValue(v, nodes.length - 1);
       }
-      let stop: StopKind | -1 = -1;
-      if (kind === PARAM) stop = STOP_PARAM;
-      else if (kind === PHI) {
+      if (kind === PARAM) return stopNode(v, x, STOP_PARAM, get);
+      if (kind === PHI) {
         const at = this.ssa.at[v]!;
         const l = this.loops.loopOf[at]!;
         const d = l < 0 ? 0 : this.loops.depth[l]!;
-        // a μ of the same depth stops by the paper's rule, any φ of a shallower depth too; stage a stops at every γ
-        stop = d < depth ? STOP_OUTER : this.headers.has(at) ? STOP_MU : STOP_GAMMA;
-      } else if (kind === DEF) {
-        const d = this.ssa.at[v]!;
-        if (this.depthOf(d) < depth) stop = STOP_OUTER;
-        else {
-          add(d);
-          const n = defNode(d);
-          ofValue.set(v, n);
-          return n;
+        // any φ of a shallower depth stops by the paper's rule, a μ too (its loop is stage c)
+        if (d < depth) return stopNode(v, x, STOP_OUTER, get);
+        if (this.headers.has(at)) return stopNode(v, x, STOP_MU, get);
+        if (throughIfs) {
+          const g = gammaOfPhi(v, get);
+          if (g >= 0) return g;
         }
+        return stopNode(v, x, STOP_GAMMA, get);
       }
-      if (!this.holds(x, get, c)) throw new Refused({ reason: "stop-moved", instr: get });
-      stops.push({ value: v, local: x, kind: stop as StopKind, type });
-      nodes.push({ kind: "stop", stop: stops.length - 1, type });
-      ofValue.set(v, nodes.length - 1);
+      const d = this.ssa.at[v]!;
+      if (this.depthOf(d) < depth) return stopNode(v, x, STOP_OUTER, get);
+      add(d);
+      return setValue(v, defNode(d));
+    };
+    /** γ node of φ v when one branch decides it and everything it needs is idempotent; -1 (nothing added) otherwise. */
+    const gammaOfPhi = (v: number, get: number): number => {
+      const tw = this.gsa.twoWay(v);
+      const type = this.localTypes[this.ssa.local[v]!]!;
+      if (!tw || !GAMMA_TYPES.has(type) || popCount(this.typing, tw.branch) !== 1) return -1;
+      const mark = { nodes: nodes.length, stops: stops.length, instrs: instrs.length, keys: valueKeys.length, phis: phis.length, constructs: constructs.length };
+      try {
+        const operands = this.ssa.operands[v]!;
+        const whenTrue = valueNode(operands[tw.whenTrue]!, get);
+        const whenFalse = valueNode(operands[tw.whenFalse]!, get);
+        const cond = pushed(this.producerOf(tw.branch, 0));
+        nodes.push({ kind: "gamma", args: [whenTrue, whenFalse, cond], type, phi: v, construct: -1 });
+        phis.push(v);
+        return setValue(v, nodes.length - 1);
+      } catch (e) {
+        if (!(e instanceof Refused)) throw e;
+        // give the γ up: undo what it added, and stop at it instead
+        nodes.length = mark.nodes;
+        stops.length = mark.stops;
+        for (const i of instrs.splice(mark.instrs)) inSlice.delete(i);
+        for (const k of valueKeys.splice(mark.keys)) ofValue.delete(k);
+        phis.length = mark.phis;
+        constructs.length = mark.constructs;
+        return -1;
+      }
+    };
+    /** γ node of the value an `if` with one numeric result and an else leaves at its end e. */
+    const ifResult = (e: number): number => {
+      const k = this.tree.constructOf[e]!;
+      const i = this.tree.start[k]!;
+      const arm = this.tree.firstArm(k);
+      const bt = this.body.imm[this.body.immStart[i]!]!;
+      if (!throughIfs || ops[i] !== IF || this.tree.end[k] !== e || arm < 0 || ops[arm] !== ELSE || !GAMMA_TYPES.has(bt) || popCount(this.typing, i) !== 1) {
+        throw new Refused({ reason: "construct", instr: e });
+      }
+      add(i);
+      add(arm);
+      add(e);
+      const whenTrue = pushed(this.producerOf(arm, 0));
+      const whenFalse = pushed(this.producerOf(e, 0));
+      const cond = pushed(this.producerOf(i, 0));
+      nodes.push({ kind: "gamma", args: [whenTrue, whenFalse, cond], type: bt, phi: -1, construct: i });
+      constructs.push(i);
       return nodes.length - 1;
     };
     const opNode = (p: number): number => {
       const op = ops[p]!;
       const t = this.typing;
+      if (op === END) return ifResult(p);
       if (OPS[op]!.effects & Eff.STRUCTURE) throw new Refused({ reason: "construct", instr: p });
       if (!this.idempotent(p)) throw new Refused({ reason: "impure", instr: p });
       if (pushCount(t, p) !== 1) throw new Refused({ reason: "other", instr: p });
@@ -282,10 +381,14 @@ export class FunctionSlicer {
       return nodes.length - 1;
     };
     opNode(c);
+    // an if's value is a γ only when its whole nest goes: every instruction in its arms is the slice's
+    for (const i of constructs) {
+      for (let k = i + 1; k < this.tree.end[this.tree.constructOf[i]!]!; k++) if (!inSlice.has(k)) throw new Refused({ reason: "construct", instr: k });
+    }
     instrs.sort((a, b) => a - b);
     let size = 0;
-    for (const n of nodes) if (n.kind === "op" && !CONSTS.has(ops[n.instr]!)) size++;
-    return { func: this.func, criterion: c, nodes, stops, instrs, size, depth };
+    for (const n of nodes) if (n.kind === "gamma" || (n.kind === "op" && !CONSTS.has(ops[n.instr]!))) size++;
+    return { func: this.func, criterion: c, nodes, stops, instrs, size, depth, phis, constructs };
   }
 
   /** DIGEST §1.8's classifier for one instruction p (its divisor, for div/rem, being its operand 1). */

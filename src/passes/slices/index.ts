@@ -1,5 +1,6 @@
-// slices (issue 15, stage a): idempotent backward slices of binary numeric
-// instructions, merged across the module into one function per class of
+// slices (issue 15, stages a and b): idempotent backward slices of binary
+// numeric instructions, straight-line or through ifs (γs re-emitted as
+// select or as an if with a result), merged across the module into one function per class of
 // equal slices; each criterion becomes a call with its stop values as
 // arguments, and what only the slice used dies. Greedy by exact byte
 // benefit (cost.ts); criteria in hot code (PassOptions.hot) are left alone;
@@ -78,7 +79,7 @@ function apply(m: Module, chosen: readonly ChosenClass[], trial: boolean): numbe
 
 export const slicesPass: Pass = {
   name: "slices",
-  description: "outline idempotent backward slices of binary numeric instructions (stage a: straight-line), one function per class of equal slices",
+  description: "outline idempotent backward slices of binary numeric instructions (straight-line and through ifs), one function per class of equal slices",
   run(m: Module, ctx: PassContext): PassResult {
     const s = slices(m, ctx.options);
     if (s.functions > 0) ctx.note(`${s.functions} slice functions called from ${s.callSites} sites (${s.slices} slices of ${s.criteria} criteria, ${s.classes} classes)`);
