@@ -5,37 +5,15 @@
 // then random if/else bodies, diamonds and triangles.
 
 import { test } from "node:test";
-import assert from "node:assert/strict";
 import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
-import { readModule, decodeAllBodies } from "../src/binary/reader.js";
-import { writeModule } from "../src/binary/writer.js";
-import { printBody } from "../src/binary/printer.js";
-import { validateModule } from "../src/analysis/validate.js";
+import assert from "node:assert/strict";
 import type { Func } from "../src/ir/module.js";
 import type { HotCode, PassOptions } from "../src/passes/pass.js";
-import { fuseBranchesPass } from "../src/passes/fuse-branches/index.js";
+import { fuse, fuseBinary, fusedRandomProgram } from "./fuse-run.js";
 import { rng } from "../bench/stats.js";
 import { optimize } from "../src/index.js";
 import { nodeMeasures } from "../src/cli/compress.js";
 import { sameBehaviour } from "./behaviour.js";
-import { randomIfElseProgram } from "./fuse-gen.js";
-
-/** Runs fuse-branches alone on a module given as text. */
-async function fuse(wat: string, options: PassOptions = {}) {
-  const input = await parse(wat);
-  return fuseBinary(input, options);
-}
-
-function fuseBinary(input: Uint8Array, options: PassOptions = {}) {
-  const m = readModule(input);
-  decodeAllBodies(m);
-  const r = fuseBranchesPass.run(m, { progress: () => {}, note: () => {}, options });
-  const binary = writeModule(m);
-  const out = readModule(binary, { decodeBodies: true });
-  validateModule(out);
-  const text = out.functions.map((f) => printBody(f.body!)).join("\n---\n");
-  return { input, binary, stats: r.stats!, text, changed: r.changed };
-}
 
 const ints = (name: string, xs: number[][]) => xs.map((a): [string, unknown[]] => [name, a]);
 const PAIRS = [[0, 0], [1, 2], [0, 7], [-5, 3], [1000, -1], [123456, 77]];
@@ -521,26 +499,6 @@ test("refuses a guard with several results when that needs a type the if does no
 });
 
 // ---- randomized differential test ----
-
-/**
- * Program `p` of a randomized test: a random program of `randomIfElseProgram(r, shape, regions)`, fused, then
- * 12 random calls of its functions compared in V8 before and after. Returns the pass's stats.
- */
-async function fusedRandomProgram(r: () => number, p: number, shape: "if" | "diamond" | "triangle" = "if", regions = false) {
-  const wat = randomIfElseProgram(r, shape, regions);
-  const out = await fuse(wat);
-  const calls: [string, unknown[]][] = [];
-  for (let k = 0; k < 12; k++) {
-    const args = [Math.floor(r() * 7) - 2, Math.floor(r() * 5), Math.floor(r() * 9) - 4];
-    calls.push([`f${k % 3}`, args], ["log", []], ["sum", []]);
-  }
-  try {
-    sameBehaviour(out.input, out.binary, calls);
-  } catch (e) {
-    throw new Error(`program ${p}:\n${wat}\n---\n${out.text}\n${(e as Error).message}`);
-  }
-  return out.stats;
-}
 
 test("random if/else bodies: same results, traps and state in V8 before and after", async () => {
   const r = rng(16016);

@@ -48,6 +48,13 @@ export function writeModule(m: Module, options: WriteOptions = {}): Uint8Array {
   return out.finish();
 }
 
+/** Bytes section `id` takes in the written module: id, size and payload (0 when the writer leaves it out). */
+export function sectionSize(m: Module, id: number): number {
+  const sec = new ByteWriter(256);
+  if (!writeSection(sec, m, id, {})) return 0;
+  return 1 + u32Size(sec.len) + sec.len;
+}
+
 function writeCustoms(out: ByteWriter, m: Module, after: number): void {
   for (const c of m.customs) {
     if (c.after !== after) continue;

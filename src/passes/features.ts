@@ -5,9 +5,9 @@
 // `mayIntroduce` before they add:
 //   multivalue   functions or blocks with several results (outline, fold-blocks)
 //   tail-call    return_call in thunks and outlined or folded tails
-// Nothing else a pass adds needs a feature: merge-functions appends slots to
-// table 0 (or creates table 0) with an MVP element segment and calls them
-// with call_indirect on table 0; new parameters are numbers or types the
+// Nothing else a pass adds needs a feature: merge-functions and fuse-branches
+// append slots to table 0 (or create table 0) with an MVP element segment and
+// call them with call_indirect on table 0; new parameters are numbers or types the
 // input already has; no pass adds a second table, a typed select, a
 // passive segment or a global that crosses the module boundary. The
 // pipeline checks the output (report.features) and fails if one slipped in.

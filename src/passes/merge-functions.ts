@@ -415,7 +415,7 @@ function buildMergedBody(body: Body, paramOf: Int32Array, params: Param[], nPara
 }
 
 /** Adds the new slots as one active element segment at the end of table 0 (creating the table if there is none). */
-function appendSlots(m: Module, t: CalleeTable): void {
+export function appendSlots(m: Module, t: CalleeTable): void {
   const entries = [...t.added].sort((a, b) => a[1] - b[1]);
   const first = entries[0]![1];
   const end = t.nextSlot;

@@ -28,6 +28,8 @@ export interface Callees {
   slots: ReadonlyMap<number, number>;
   /** function index -> type index */
   types: Int32Array;
+  /** For a function without a slot: the slot it would get if one is appended for it, or undefined (none may be). */
+  newSlot: ((f: number) => number | undefined) | null;
 }
 
 /** One step of the fused code: instructions copied from one arm, the condition, or a select. */
@@ -35,8 +37,8 @@ export type Item =
   | { k: "copy"; side: 0 | 1; from: number; to: number; guarded: boolean }
   | { k: "cond" }
   | { k: "select" }
-  /** An instruction of the fused code's own (a guard's if, else, end). */
-  | { k: "op"; op: number; words: number[] };
+  /** An instruction of the fused code's own (a guard's if, else, end; a slot's i32.const, with `newSlotOf` its function when the slot is to be appended). */
+  | { k: "op"; op: number; words: number[]; newSlotOf?: number };
 
 export interface Column {
   /** Piece of the then arm, or -1. */
@@ -154,18 +156,21 @@ class Matcher {
   }
 
   /**
-   * Calls of two functions of one type, both with a slot in the table, whose
-   * arguments match: the arguments once, then the slot selected on the
-   * condition and call_indirect (the signature check cannot fail, a slot
-   * cannot change: findCalleeTable's conditions).
+   * Calls of two functions of one type, both with a slot in the table (or
+   * one that may be appended for them, slots.ts), whose arguments match: the
+   * arguments once, then the slot selected on the condition and
+   * call_indirect (the signature check cannot fail, a slot cannot change:
+   * slots.ts).
    */
   private indirectCall(nx: Node, ny: Node, out: Item[]): boolean {
     const { body } = this;
     const cs = this.o.callees!;
     if (body.ops[nx.from] !== CALL || body.ops[ny.from] !== CALL || nx.kids.length !== ny.kids.length) return false;
     const fa = body.imm[body.immStart[nx.from]!]!, fb = body.imm[body.immStart[ny.from]!]!;
-    const sa = cs.slots.get(fa), sb = cs.slots.get(fb);
-    if (fa === fb || sa === undefined || sb === undefined || cs.types[fa] !== cs.types[fb]) return false;
+    if (fa === fb || cs.types[fa] !== cs.types[fb]) return false;
+    const oldA = cs.slots.get(fa), oldB = cs.slots.get(fb);
+    const sa = oldA ?? cs.newSlot?.(fa), sb = oldB ?? cs.newSlot?.(fb);
+    if (sa === undefined || sb === undefined) return false;
     const mark = out.length;
     const saved = [this.selects, this.guards, this.melds, this.replicas, this.indirect] as const;
     for (let k = 0; k < nx.kids.length; k++) {
@@ -175,7 +180,9 @@ class Matcher {
         return false;
       }
     }
-    out.push({ k: "op", op: I32_CONST, words: [sa] }, { k: "op", op: I32_CONST, words: [sb] }, { k: "cond" }, { k: "select" }, { k: "op", op: CALL_INDIRECT, words: [cs.types[fa]!, cs.table] });
+    const slotA: Item = oldA === undefined ? { k: "op", op: I32_CONST, words: [sa], newSlotOf: fa } : { k: "op", op: I32_CONST, words: [sa] };
+    const slotB: Item = oldB === undefined ? { k: "op", op: I32_CONST, words: [sb], newSlotOf: fb } : { k: "op", op: I32_CONST, words: [sb] };
+    out.push(slotA, slotB, { k: "cond" }, { k: "select" }, { k: "op", op: CALL_INDIRECT, words: [cs.types[fa]!, cs.table] });
     this.indirect++;
     this.selects++;
     return true;

@@ -37,6 +37,8 @@ export interface Fused {
   replicas: number;
   /** Calls of differing callees made one call_indirect. */
   indirect: number;
+  /** Slots the code uses that are to be appended: function index -> slot. */
+  newSlots: Map<number, number>;
 }
 
 export interface EmitInput {
@@ -62,6 +64,8 @@ export function emitFused(x: EmitInput): Fused | null {
   const uses = seq.filter((s) => s.k === "cond").length;
   const s = x.ct.start[x.c]!;
   const b = new BodyBuilder(64);
+  const newSlots = new Map<number, number>();
+  for (const it of seq) if (it.k === "op" && it.newSlotOf !== undefined) newSlots.set(it.newSlotOf, it.words[0]!);
   let from = s;
   let condAt = -1; // index in seq of a cond use taken straight from the stack
   let usesFresh = false;
@@ -103,7 +107,7 @@ export function emitFused(x: EmitInput): Fused | null {
     }
   }
   if (wrap) b.begin(END);
-  return { from, to: x.ct.end[x.c]! + 1, code: b.finish(), usesFresh, selects, guards, melds, replicas, indirect };
+  return { from, to: x.ct.end[x.c]! + 1, code: b.finish(), usesFresh, selects, guards, melds, replicas, indirect, newSlots };
 }
 
 /**

@@ -5,11 +5,13 @@
 // runs are guarded by the condition. CFG diamonds and SEME triangles (the
 // branches clang -Oz emits without wasm-opt, diamond.ts) are fused as the
 // ifs they stand for. Each fusion is kept only where it makes the function's
-// code entry smaller in exact bytes. Per branch, plain alignment and CFM-CS
+// code entry smaller in exact bytes (with the table slots it appends). Per branch, plain alignment and CFM-CS
 // (alignment that also melds isomorphic blocks and loops, and replicates a
 // block or loop around straight-line code on the other side, align.ts) are
-// both tried and the smaller kept. Calls of two functions of one type that
-// already have table slots become one call_indirect on the selected slot.
+// both tried and the smaller kept. Calls of two functions of one type become
+// one call_indirect on the selected slot: slots the functions already have in
+// table 0, or slots appended for them where no one can see the table grow
+// (slots.ts), their bytes counted against the function's saving.
 
 import { bodyOf } from "../../binary/reader.js";
 import { writeModule } from "../../binary/writer.js";
@@ -30,15 +32,17 @@ import { replaceBody, trialCopy } from "../../extract/trial.js";
 import type { HotCode, Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { armsOf, ifElseCandidates, type Arm } from "./arms.js";
 import { shapeAsIf, shapesOf, type Shape } from "./diamond.js";
-import { alignArms, type AlignOptions, type Callees } from "./align.js";
-import { findCalleeTable } from "../merge-functions.js";
+import { alignArms, type AlignOptions } from "./align.js";
 import { emitFused, type CondPlace, type Fused } from "./emit.js";
+import { reserveSlots, slotSectionBytes, slotTable, writeSlots, type SlotTable } from "./slots.js";
 
 const LOCAL_GET = idOf("local.get"), LOCAL_SET = idOf("local.set"), LOCAL_TEE = idOf("local.tee");
 const BLOCK = idOf("block"), LOOP = idOf("loop");
 
 /** Alignment options that hold for the whole module. */
 type BaseAlign = Pick<AlignOptions, "ectx" | "simd" | "maxPairs" | "callees">;
+/** Where a callee without a slot may get one: its new slot, or undefined. */
+type NewSlot = (f: number) => number | undefined;
 
 export interface FuseStats {
   /** if/else constructs with two non-empty arms. */
@@ -69,6 +73,11 @@ export interface FuseStats {
   replicas: number;
   /** Calls of two callees made one call_indirect through their table slots. */
   indirect: number;
+  /** Slots appended to table 0 for callees that had none, and the table and element bytes they cost (counted in bytesSaved). */
+  newSlots: number;
+  slotBytes: number;
+  /** Of newSlots, slots kept only to keep later slots in place (their rewrite was refused by the size target's judge). */
+  unusedSlots: number;
   selects: number;
   guards: number;
   /** Bytes saved in code entries (local declarations included). */
@@ -82,8 +91,10 @@ export interface FuseOptions {
   simd: boolean;
   /** Fusions within a function must save at least this many bytes together. */
   minBenefit: number;
-  /** Functions with a stable table slot (differing callees through call_indirect), or null. */
-  callees: Callees | null;
+  /** Table 0's stable slots and those appended so far (differing callees through call_indirect), or null. */
+  table: SlotTable | null;
+  /** function index -> type index */
+  types: Int32Array;
 }
 
 /** One function's rewrite. */
@@ -102,6 +113,9 @@ interface Rewrite {
   indirect: number;
   selects: number;
   guards: number;
+  /** Slots to append (function index -> slot), dense from the table's next slot, and their bytes (subtracted from saved). */
+  newSlots: Map<number, number>;
+  slotBytes: number;
 }
 
 /** A fusion as a replacement of instructions [from, to) of the function's body. */
@@ -112,7 +126,7 @@ interface Site extends Fused {
 }
 
 export function newStats(): FuseStats {
-  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, fusedByMeld: 0, melds: 0, replicas: 0, indirect: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
+  return { candidates: 0, diamonds: 0, triangles: 0, shapesRefused: 0, diamondsFused: 0, trianglesFused: 0, shapeBytes: 0, hot: 0, unsupported: 0, unaligned: 0, notPaying: 0, fused: 0, fusedByMeld: 0, melds: 0, replicas: 0, indirect: 0, newSlots: 0, slotBytes: 0, unusedSlots: 0, selects: 0, guards: 0, bytesSaved: 0, judgements: 0, refused: 0 };
 }
 
 /** Most piece pairs compared per if. */
@@ -120,8 +134,12 @@ const MAX_PAIRS = 40_000;
 /** Most instructions retyped per function for diamonds and triangles (each is typed as an if in a copy of the body). */
 const MAX_SHAPE_WORK = 4_000_000;
 
-/** The fusions of one function that pay, or null. `allowFresh` false: only fusions that need no new local. */
-function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsContext, o: FuseOptions, stats: FuseStats | null, allowFresh: boolean): Rewrite | null {
+/**
+ * The fusions of one function that pay, or null; "slots" where they use new
+ * slots and do not pay with them. `allowFresh` false: only fusions that need
+ * no new local; `newSlot` null: only slots the table has.
+ */
+function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsContext, o: FuseOptions, stats: FuseStats | null, allowFresh: boolean, newSlot: NewSlot | null): Rewrite | "slots" | null {
   const f = m.functions[pos]!;
   const body = bodyOf(m, f);
   const ct = controlTree(body);
@@ -136,7 +154,9 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
   const t = typeBody(m, m.numImportedFuncs + pos, env);
   const nParams = env.ctx.params[f.typeIndex]!.length;
   const fresh = nParams + f.localCount;
-  const ao: BaseAlign = { ectx, simd: o.simd, maxPairs: MAX_PAIRS, callees: o.callees };
+  const table = o.table;
+  const callees = table && (table.slots.size > 0 || newSlot) ? { table: 0, slots: table.slots, types: o.types, newSlot } : null;
+  const ao: BaseAlign = { ectx, simd: o.simd, maxPairs: MAX_PAIRS, callees };
   // if/else constructs and shapes in the order they open; outermost first
   const sites: (number | Shape)[] = [...cands, ...shapes].sort((a, b) => startOf(ct, a) - startOf(ct, b));
   const chosen: Site[] = [];
@@ -174,19 +194,65 @@ function planFunction(m: Module, pos: number, env: ModuleEnv, ectx: EffectsConte
   copyRange(b, body, i, body.count);
   const nb = b.finish();
   // against the body re-encoded: what the writer gains by re-encoding a function (padded LEBs, as wasm-ld leaves them) is not the fusion's
-  const saved = funcEntrySize(f.locals, body) - funcEntrySize(locals, nb);
+  const newSlots = new Map<number, number>();
+  for (const x of chosen) for (const [g, slot] of x.newSlots) newSlots.set(g, slot);
+  // as the slots will be appended: dense, in the order of the slots used here
+  const slotBytes = newSlots.size > 0 ? slotSectionBytes(m, table!, slotOrder(newSlots)) - slotSectionBytes(m, table!, []) : 0;
+  const saved = funcEntrySize(f.locals, body) - funcEntrySize(locals, nb) - slotBytes;
   if (saved < o.minBenefit) {
+    if (newSlots.size > 0) return "slots";
     // the new local's declaration may be what keeps it from paying
-    return allowFresh && locals !== f.locals ? planFunction(m, pos, env, ectx, o, null, false) : null;
+    return allowFresh && locals !== f.locals ? planFunction(m, pos, env, ectx, o, null, false, newSlot) : null;
   }
   return {
-    pos, body: nb, locals, saved, fused: chosen.length,
+    pos, body: nb, locals, saved, fused: chosen.length, newSlots, slotBytes,
     diamonds: chosen.filter((x) => x.shape === "diamond").length, triangles: chosen.filter((x) => x.shape === "triangle").length,
     shapeBytes: chosen.reduce((n, x) => n + x.shapeBytes, 0),
     fusedByMeld: chosen.filter((x) => x.melds + x.replicas > 0).length, melds: chosen.reduce((n, x) => n + x.melds, 0),
     replicas: chosen.reduce((n, x) => n + x.replicas, 0), indirect: chosen.reduce((n, x) => n + x.indirect, 0),
     selects: chosen.reduce((n, x) => n + x.selects, 0), guards: chosen.reduce((n, x) => n + x.guards, 0),
   };
+}
+
+/**
+ * planFunction with new slots where they pay. Slots are first handed out as
+ * callees are compared, so the fusions kept may use them with gaps; the
+ * function is then planned again with the slots it used, numbered densely,
+ * until what it uses is dense (or without new slots if that does not settle
+ * or pay). The slots taken are reserved for the functions planned after it.
+ */
+function planWithSlots(m: Module, pos: number, env: ModuleEnv, ectx: EffectsContext, o: FuseOptions, stats: FuseStats): Rewrite | null {
+  const t = o.table;
+  if (!t || !t.canAppend) return orNull(planFunction(m, pos, env, ectx, o, stats, true, null));
+  const asked = new Map<number, number>();
+  let r = planFunction(m, pos, env, ectx, o, stats, true, (f) => {
+    let s = asked.get(f);
+    if (s === undefined) asked.set(f, (s = t.next + asked.size));
+    return s;
+  });
+  for (let round = 0; round < 4 && r !== null && r !== "slots" && !isDense(r.newSlots, t.next); round++) {
+    const fixed = new Map(slotOrder(r.newSlots).map((f, k) => [f, t.next + k]));
+    r = planFunction(m, pos, env, ectx, o, null, true, (f) => fixed.get(f));
+  }
+  if (r === "slots" || (r !== null && !isDense(r.newSlots, t.next))) r = planFunction(m, pos, env, ectx, o, null, true, null);
+  if (r === null || r === "slots") return null;
+  if (r.newSlots.size > 0) reserveSlots(t, slotOrder(r.newSlots));
+  return r;
+}
+
+function orNull(r: Rewrite | "slots" | null): Rewrite | null {
+  return r === "slots" ? null : r;
+}
+
+/** The functions of a slot map in slot order. */
+function slotOrder(slots: ReadonlyMap<number, number>): number[] {
+  return [...slots].sort((a, b) => a[1] - b[1]).map((e) => e[0]);
+}
+
+/** The slots are next, next + 1, … */
+function isDense(slots: ReadonlyMap<number, number>, next: number): boolean {
+  const s = [...slots.values()].sort((a, b) => a - b);
+  return s.every((x, k) => x === next + k);
 }
 
 function startOf(ct: ControlTree, site: number | Shape): number {
@@ -254,12 +320,6 @@ function fuseIf(body: Body, ct: ControlTree, t: BodyTyping, env: ModuleEnv, c: n
   return best;
 }
 
-/** The functions already in a table whose slots stay as they are (merge-functions' conditions), or null if none. */
-function calleesOf(m: Module, env: ModuleEnv): Callees | null {
-  const t = findCalleeTable(m);
-  return t && t.existing.size > 0 ? { table: t.index, slots: t.existing, types: env.funcTypes } : null;
-}
-
 /** The arm holds a block or loop, which CFM-CS might meld or replicate. */
 function hasRegions(body: Body, arm: Arm): boolean {
   for (let i = arm.from; i < arm.to; i++) if (body.ops[i] === BLOCK || body.ops[i] === LOOP) return true;
@@ -295,13 +355,14 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
     simd: mayIntroduce(m, options, "simd"),
     // a compressor already shares much of what two similar arms repeat
     minBenefit: judge ? 4 : 1,
-    callees: calleesOf(m, env),
+    table: slotTable(m),
+    types: env.funcTypes,
   };
   const ectx = effectsContext(m);
   let rewrites: Rewrite[] = [];
   const n = m.functions.length;
   for (let pos = 0; pos < n; pos++) {
-    const r = planFunction(m, pos, env, ectx, o, stats, true);
+    const r = planWithSlots(m, pos, env, ectx, o, stats);
     if (r) rewrites.push(r);
     if ((pos & 255) === 0) progress(pos / n);
   }
@@ -309,6 +370,8 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
     const write = (taken: readonly Rewrite[], batch: readonly Rewrite[]): Uint8Array => {
       const trial = trialCopy(m);
       apply(trial, [...taken, ...batch], true);
+      // every slot reserved, before and after: slots are numbered in planning order (their bytes were counted when planned)
+      if (o.table) writeSlots(trial, o.table);
       return writeModule(trial);
     };
     const before = write([], []);
@@ -318,6 +381,15 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
     rewrites = r.accepted;
   }
   apply(m, rewrites, false);
+  if (o.table && o.table.added.size > 0) {
+    // slots past the last one a rewrite taken uses are dropped; a refused rewrite's slots before it stay (filled, unused)
+    let upTo = 0;
+    for (const r of rewrites) for (const slot of r.newSlots.values()) upTo = Math.max(upTo, slot + 1);
+    writeSlots(m, o.table, upTo);
+    const kept = [...o.table.added.values()].filter((s) => s < upTo).length;
+    stats.newSlots = kept;
+    stats.unusedSlots = kept - rewrites.reduce((n, r) => n + r.newSlots.size, 0);
+  }
   for (const r of rewrites) {
     stats.fused += r.fused;
     stats.diamondsFused += r.diamonds;
@@ -327,6 +399,7 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
     stats.melds += r.melds;
     stats.replicas += r.replicas;
     stats.indirect += r.indirect;
+    stats.slotBytes += r.slotBytes;
     stats.selects += r.selects;
     stats.guards += r.guards;
     stats.bytesSaved += r.saved;
@@ -344,7 +417,7 @@ export const fuseBranchesPass: Pass = {
       changed: s.fused > 0,
       stats: {
         candidates: s.candidates, diamonds: s.diamonds, triangles: s.triangles, shapesRefused: s.shapesRefused,
-        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, fusedByMeld: s.fusedByMeld, melds: s.melds, replicas: s.replicas, indirect: s.indirect, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
+        diamondsFused: s.diamondsFused, trianglesFused: s.trianglesFused, shapeBytes: s.shapeBytes, fused: s.fused, fusedByMeld: s.fusedByMeld, melds: s.melds, replicas: s.replicas, indirect: s.indirect, newSlots: s.newSlots, slotBytes: s.slotBytes, unusedSlots: s.unusedSlots, selects: s.selects, guards: s.guards, bytesSaved: s.bytesSaved,
         hot: s.hot, unsupported: s.unsupported, unaligned: s.unaligned, notPaying: s.notPaying, judgements: s.judgements,
       },
     };
