@@ -367,7 +367,7 @@ const GRAPH = new Uint8Array(readFileSync(join(ROOT, "fixtures/wasm/graph-Oz-was
 test("balanced on a large module: passes decide on the estimate; two real brotli runs verify the result", () => {
   const real: number[] = [];
   const measures = { gzip: (b: Uint8Array) => b.length, brotli: (b: Uint8Array) => (real.push(b.length), b.length), brotliEstimate: (b: Uint8Array) => b.length };
-  const { binary, report } = optimize(GRAPH, { passes: ["fold-blocks", "outline"], measures, target: "balanced", outlineHot: true });
+  const { binary, report } = optimize(GRAPH, { passes: ["fold-blocks", "outline"], measures, target: "balanced" });
   assert.ok(binary.length < GRAPH.length, "the passes paid");
   assert.equal(real.length, 2, "the baseline and the result, nothing per decision");
   assert.equal(real[1], binary.length);
@@ -386,7 +386,7 @@ test("balanced on a large module: where the rewrite changed bytes but set nothin
   const input = withProducers(GRAPH);
   const real: number[] = [];
   const measures = { gzip: (b: Uint8Array) => b.length, brotli: (b: Uint8Array) => (real.push(b.length), b.length), brotliEstimate: (b: Uint8Array) => b.length };
-  const { binary, report } = optimize(input, { passes: ["fold-blocks", "outline"], measures, target: "balanced", outlineHot: true });
+  const { binary, report } = optimize(input, { passes: ["fold-blocks", "outline"], measures, target: "balanced" });
   assert.ok(binary.length < input.length, "the passes paid");
   assert.equal(report.keptInput, false);
   assert.deepEqual(real, [input.length, binary.length], "the input and the result: the module as read is never measured");
@@ -489,11 +489,11 @@ test("the last word is the real brotli at every size: on a module above 4 MiB an
 });
 
 test("balanced does not verify a gain under 0.1 % of the file: no quality-11 run, the input comes back", () => {
-  const big = padded(GRAPH, 4 << 20); // fold-blocks (hot code too) saves 3 KB of it
+  const big = padded(GRAPH, 1 << 20);
   const len = (b: Uint8Array): number => b.length;
   let real = 0;
   const brotli = (b: Uint8Array): number => (real++, b.length);
-  const { binary, report } = optimize(big, { passes: ["fold-blocks"], measures: { gzip: len, brotli, brotliEstimate: len }, outlineHot: true });
+  const { binary, report } = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len } });
   const saved = report.passes.reduce((n, p) => n + (p.changed ? 1 : 0), 0);
   assert.ok(saved > 0, "a pass paid on the estimate");
   assert.equal(real, 0, "no real brotli run");
@@ -504,12 +504,12 @@ test("balanced does not verify a gain under 0.1 % of the file: no quality-11 run
   // the same raw gain with a compressed gain of 1 % on the estimate is verified
   real = 0;
   const v0 = estimateView(big).length; // the estimates see the module without its pad section
-  const r1 = optimize(big, { passes: ["fold-blocks"], measures: { gzip: len, brotli, brotliEstimate: (b) => (b.length < v0 - 8 ? b.length - 5000 : b.length) }, outlineHot: true });
+  const r1 = optimize(big, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: (b) => (b.length < v0 - 8 ? b.length - 5000 : b.length) } });
   assert.ok(real > 0 && !r1.report.keptInput, "verified and kept");
   // the same gain on a file a thousandth the size is verified and kept
   real = 0;
   const small = padded(GRAPH, 1 << 10);
-  const r2 = optimize(small, { passes: ["fold-blocks"], measures: { gzip: len, brotli, brotliEstimate: len }, outlineHot: true });
+  const r2 = optimize(small, { passes: ["fold-blocks", "outline"], measures: { gzip: len, brotli, brotliEstimate: len } });
   assert.ok(r2.binary.length < small.length && real > 0);
 });
 
@@ -584,13 +584,11 @@ test("target brotli: the searches judged under the other targets run too, and th
   const rawAll = optimize(input, { target: "raw", outlineHot: true }).binary;
   assert.ok(!same(rawHot, rawAll), "the fixture has hot code worth outlining");
   for (const winner of ["gzip", "raw"] as const) {
-    // (the gzip search leaves functions with hot code alone as a whole, which leaves this fixture as it is: there it may rewrite hot code)
-    const hotOpt = winner === "gzip" ? { outlineHot: true } : {};
-    const wanted = winner === "raw" ? rawHot : optimize(input, { target: "gzip", measures: { gzip }, ...hotOpt }).binary;
+    const wanted = winner === "raw" ? rawHot : optimize(input, { target: "gzip", measures: { gzip } }).binary;
     // a brotli measure under which exactly that output is the smallest
     const brotli = (b: Uint8Array): number => (same(b, wanted) ? 1 : 1000 + b.length);
     const steps: [number, number][] = [];
-    const r = optimize(input, { target: "brotli", measures: { gzip, brotli }, onProgress: (d, t) => steps.push([d, t]), ...hotOpt });
+    const r = optimize(input, { target: "brotli", measures: { gzip, brotli }, onProgress: (d, t) => steps.push([d, t]) });
     assert.ok(same(r.binary, wanted), `the ${winner}-judged result is returned`);
     // (the balanced-judged search may end at the same module as the gzip one; the earlier search wins a tie)
     const by = winner === "raw" ? "raw" : "(balanced|gzip)";

@@ -7,8 +7,7 @@ import type { Module } from "../ir/module.js";
 import type { HotCode } from "../passes/pass.js";
 import type { Profile } from "../profile/profile.js";
 import { hotCodeFromProfile } from "../profile/hot-code.js";
-import { staticHotCode, wholeFunctions } from "../profile/static-hot.js";
-import type { SizeTarget } from "../size-target.js";
+import { staticHotCode } from "../profile/static-hot.js";
 
 const percent = (part: number, whole: number): string => `${whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0}%`;
 
@@ -18,17 +17,8 @@ export interface HotChoice {
   note?: string;
 }
 
-/**
- * Decides on `m` as read from `bytes`, before any pass. Without a profile,
- * under every target but raw a function with any hot code is left alone as
- * a whole (see wholeFunctions); raw may still rewrite its cold paths.
- */
-export function chooseHotCode(
-  m: Module,
-  bytes: Uint8Array,
-  target: SizeTarget,
-  options: { profile?: Profile; hotThreshold?: number; outlineHot?: boolean; loopsHot?: boolean },
-): HotChoice {
+/** Decides on `m` as read from `bytes`, before any pass. */
+export function chooseHotCode(m: Module, bytes: Uint8Array, options: { profile?: Profile; hotThreshold?: number; outlineHot?: boolean; loopsHot?: boolean }): HotChoice {
   if (options.profile) {
     const { hot, summary: s } = hotCodeFromProfile(options.profile, bytes, m, options.hotThreshold);
     const cover = `${Math.round(s.threshold * 1000) / 10}% of executed instructions`;
@@ -44,11 +34,10 @@ export function chooseHotCode(
   const outlineHot = options.outlineHot ?? options.loopsHot === false;
   if (outlineHot) return {};
   const { hot, summary: s } = staticHotCode(m);
-  const whole = target !== "raw";
   return {
-    hot: whole ? wholeFunctions(hot) : hot,
+    hot,
     note:
       `no profile: a static estimate calls ${s.hotFunctions} of ${s.functions} functions hot (${percent(s.hotInstructions, s.instructions)} of the code); ` +
-      `passes that add calls leave ${whole ? "those functions" : "hot code"} alone (--outline-hot rewrites it too)`,
+      "passes that add calls leave hot code alone (--outline-hot rewrites it too)",
   };
 }

@@ -150,7 +150,7 @@ function shippedForm(bytes: Uint8Array, s: Settings, r: ReadState): (result: Uin
 function passStep(bytes: Uint8Array, s: Settings, r: ReadState): PassState {
   const { input, judge } = r;
   const { target, options } = s;
-  const hot = chooseHotCode(input.m, bytes, target, options);
+  const hot = chooseHotCode(input.m, bytes, options);
   const notes = hot.note ? [hot.note] : [];
   const est = (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX) ? judge.estimator() : null;
   prefetchInputs(judge, est, target, bytes, input.baseline);

@@ -46,25 +46,6 @@ export type HotRule = { coverage: number } | { minFrequency: number; loops?: boo
  */
 export const DEFAULT_RULE: HotRule = { minFrequency: 1.01, loops: true, exports: true };
 
-/**
- * The same hot functions, each hot throughout: passes that add calls leave
- * such a function alone as a whole, not only its hot code. Outlining the
- * cold paths of hot functions adds no executed call (the outlined code does
- * not run), yet it changes how the engine compiles the hot function around
- * them: rapier2d's default output, whose only such change was 2,950 bytes
- * outlined from cold paths, ran 1.01-1.03x the -Oz module's time where the
- * same module without them ran 0.98-1.00x (Node 20 --no-liftoff, rounds of
- * both inside one process, 70 processes). Under balanced that costs few
- * bytes (rapier2d's 2,950, draco's decoder 158, the other corpus files checked so far none); raw keeps
- * the cold paths (photon: 5.6 % of the file, against 1.2 % without them).
- */
-export function wholeFunctions(hot: HotCode): HotCode {
-  return {
-    isHotFunction: (f) => hot.isHotFunction(f),
-    isHotInstruction: (f) => hot.isHotFunction(f),
-  };
-}
-
 export interface StaticHotSummary {
   instructions: number;
   hotInstructions: number;
