@@ -125,6 +125,26 @@ test("merge-functions parameterizes differing callees through a table", async ()
   sameBehaviour(input, binary, [["run", [0]], ["run", [42]], ["run", [-5]]]);
 });
 
+test("merge-functions appends no callee slot to a table the host can see or a computed segment can write", async () => {
+  const callee = (n: string, k: number) => `(func ${n} (param i32) (result i32) (i32.mul (local.get 0) (i32.const ${k})))`;
+  const user = (n: string, c: string) => `(func ${n} (param i32) (result i32) (local i32)
+      ${BODY("3").replace("local.get 1\n", "")} local.set 1 (call ${c} (local.get 1)) (call ${c} (local.get 0)) i32.add (call ${c} (i32.const 7)) i32.xor)`;
+  const body = `${callee("$x", 3)} ${callee("$y", 5)} ${callee("$z", 11)}
+    ${user("$u1", "$x")} ${user("$u2", "$y")} ${user("$u3", "$z")}
+    (func (export "run") (param i32) (result i32)
+      (i32.add (i32.add (call $u1 (local.get 0)) (call $u2 (local.get 0))) (call $u3 (local.get 0))))`;
+  for (const [what, table] of [
+    ["an exported table", `(table (export "t") 4 funcref)`],
+    ["a segment at a computed offset", `(import "env" "g" (global $g i32)) (table 4 funcref) (elem (global.get $g) func $x)`],
+  ] as const) {
+    const { input, binary, report } = await run(`(module ${table} ${body})`, ["merge-functions"]);
+    assert.equal(report.passes[0]!.stats?.tableSlots ?? 0, 0, `${what}: no slot appended`);
+    assert.equal(report.passes[0]!.stats?.functionsMerged ?? 0, 0, `${what}: the callees differ, so nothing merges`);
+    if (what === "an exported table") sameBehaviour(input, binary, [["run", [0]], ["run", [42]]]);
+    else assert.deepEqual(binary, input, `${what}: the module is unchanged`);
+  }
+});
+
 test("merge-functions refuses recursion, different types and unprofitable groups", async () => {
   const wat = `(module
     (func $r1 (param i32) (result i32) (if (result i32) (i32.lt_s (local.get 0) (i32.const 1)) (then (i32.const 1))

@@ -74,20 +74,22 @@ export function findCalleeTable(m: Module): CalleeTable | null {
   if (m.tables.length === 0) return { index: 0, existing: new Map(), added: new Map(), nextSlot: 0 };
   const t = m.tables[0]!;
   if (t.type.elem !== FUNCREF || t.type.limits.is64 || t.init) return null;
-  const exported = m.exports.some((e) => e.kind === "table" && e.index === 0);
+  // the host may read, write and grow an exported table, the appended slots too
+  if (m.exports.some((e) => e.kind === "table" && e.index === 0)) return null;
   const existing = new Map<number, number>();
-  if (!exported) {
-    // slots set by active segments with constant offsets; a later segment wins
-    const slotFunc = new Map<number, number>();
-    for (const e of m.elements) {
-      if (e.mode.kind !== "active" || e.mode.table !== 0 || e.items.kind !== "funcs") continue;
-      const off = e.mode.offset.body;
-      if (off.count !== 2 || off.ops[0] !== I32_CONST) continue;
-      const base = off.imm[off.immStart[0]!]!;
-      e.items.funcs.forEach((f, k) => slotFunc.set(base + k, f));
-    }
-    for (const [slot, f] of [...slotFunc].sort((a, b) => a[0] - b[0])) if (!existing.has(f)) existing.set(f, slot);
+  // slots set by active segments with constant offsets; a later segment wins
+  const slotFunc = new Map<number, number>();
+  for (const e of m.elements) {
+    if (e.mode.kind !== "active" || e.mode.table !== 0) continue;
+    const off = e.mode.offset.body;
+    // a segment at a computed offset may write any slot, the appended ones too
+    if (off.count !== 2 || off.ops[0] !== I32_CONST) return null;
+    const base = off.imm[off.immStart[0]!]!;
+    if (e.items.kind === "funcs") e.items.funcs.forEach((f, k) => slotFunc.set(base + k, f));
+    // expression items (ref.func, ref.null, global.get): not known here, so no slot they write is trusted
+    else e.items.exprs.forEach((_, k) => slotFunc.delete(base + k));
   }
+  for (const [slot, f] of [...slotFunc].sort((a, b) => a[0] - b[0])) if (!existing.has(f)) existing.set(f, slot);
   return { index: 0, existing, added: new Map(), nextSlot: Number(t.type.limits.min) };
 }
 
