@@ -6,21 +6,15 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
-import { decodeAllBodies, readModule } from "../src/binary/reader.js";
 import { OPS } from "../src/binary/opcodes/index.js";
 import type { Body } from "../src/ir/body.js";
+import { firstFunction } from "./first-function.js";
 import { GAMMA, gsaOf, MU, type Gsa } from "../src/analysis/gsa.js";
 import { DEF, PARAM, PHI } from "../src/analysis/ssa.js";
 
 async function gsaOfWat(wat: string): Promise<{ body: Body; g: Gsa }> {
-  const m = readModule(await parse(wat));
-  decodeAllBodies(m);
-  const f = m.functions[0]!;
-  const t = m.types[f.typeIndex]!.composite;
-  const nParams = t.kind === "func" ? t.params.length : 0;
-  const body = f.body!;
-  return { body, g: gsaOf(body, nParams, nParams + f.localCount) };
+  const { body, nParams, nLocals } = await firstFunction(wat);
+  return { body, g: gsaOf(body, nParams, nLocals) };
 }
 
 const names = (body: Body, is: readonly number[]): string[] => is.map((i) => OPS[body.ops[i]!]!.name);

@@ -14,8 +14,9 @@ import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
 import { decodeAllBodies, readModule } from "../src/binary/reader.js";
 import { OPS } from "../src/binary/opcodes/index.js";
 import type { Module } from "../src/ir/module.js";
-import { FunctionSlicer, STAGE_A, STOP_GAMMA, type Refusal, type Slice } from "../src/passes/slices/identify.js";
+import { FunctionSlicer, STAGE_A, STOP_GAMMA, type Slice } from "../src/passes/slices/identify.js";
 import { canonicalSlice } from "../src/passes/slices/canon.js";
+import { nth, refusalOf, sliceOf } from "./slicer-probe.js";
 import { removal } from "../src/passes/slices/cost.js";
 import { findSlices } from "../src/passes/slices/find.js";
 
@@ -23,23 +24,6 @@ async function slicerOf(wat: string, stageA = false): Promise<FunctionSlicer> {
   const m: Module = readModule(await parse(wat));
   decodeAllBodies(m);
   return new FunctionSlicer(m, 0, undefined, undefined, stageA ? STAGE_A : undefined);
-}
-
-function nth(fs: FunctionSlicer, name: string, n = 0): number {
-  for (let i = 0; i < fs.body.count; i++) if (OPS[fs.body.ops[i]!]!.name === name && n-- === 0) return i;
-  throw new Error(`no ${name}`);
-}
-
-function sliceOf(fs: FunctionSlicer, name: string, n = 0): Slice {
-  const s = fs.slice(nth(fs, name, n));
-  assert.ok(!("reason" in s), `refused: ${JSON.stringify(s)}`);
-  return s as Slice;
-}
-
-function refusalOf(fs: FunctionSlicer, name: string, n = 0): Refusal {
-  const s = fs.slice(nth(fs, name, n));
-  assert.ok("reason" in s, "expected a refusal");
-  return s as Refusal;
 }
 
 const names = (ops: ArrayLike<number>, is?: readonly number[]): string[] => (is ?? Array.from(ops, (_, i) => i)).map((i) => OPS[ops[i]!]!.name);

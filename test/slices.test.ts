@@ -10,8 +10,9 @@ import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
 import { decodeAllBodies, readModule } from "../src/binary/reader.js";
 import { OPS } from "../src/binary/opcodes/index.js";
 import type { Module } from "../src/ir/module.js";
-import { FunctionSlicer, STOP_MU, STOP_OUTER, STOP_PARAM, type Refusal, type Slice } from "../src/passes/slices/identify.js";
+import { FunctionSlicer, STOP_MU, STOP_OUTER, STOP_PARAM, type Slice } from "../src/passes/slices/identify.js";
 import { canonicalSlice } from "../src/passes/slices/canon.js";
+import { nth, refusalOf, sliceOf } from "./slicer-probe.js";
 import { chooseClasses, classesOf, PAPER_PRESET, removal } from "../src/passes/slices/cost.js";
 import { findSlices } from "../src/passes/slices/find.js";
 
@@ -23,24 +24,6 @@ async function moduleOf(wat: string): Promise<Module> {
 
 async function slicerOf(wat: string, func = 0): Promise<FunctionSlicer> {
   return new FunctionSlicer(await moduleOf(wat), func);
-}
-
-/** The n-th (from 0) instruction named `name`. */
-function nth(fs: FunctionSlicer, name: string, n = 0): number {
-  for (let i = 0; i < fs.body.count; i++) if (OPS[fs.body.ops[i]!]!.name === name && n-- === 0) return i;
-  throw new Error(`no ${name}`);
-}
-
-function sliceOf(fs: FunctionSlicer, name: string, n = 0): Slice {
-  const s = fs.slice(nth(fs, name, n));
-  assert.ok(!("reason" in s), `refused: ${JSON.stringify(s)}`);
-  return s as Slice;
-}
-
-function refusalOf(fs: FunctionSlicer, name: string, n = 0): Refusal {
-  const s = fs.slice(nth(fs, name, n));
-  assert.ok("reason" in s, "expected a refusal");
-  return s as Refusal;
 }
 
 const names = (fs: FunctionSlicer, is: readonly number[]): string[] => is.map((i) => OPS[fs.body.ops[i]!]!.name);

@@ -8,27 +8,21 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
-import { decodeAllBodies, readModule } from "../src/binary/reader.js";
 import { idOf, OPS } from "../src/binary/opcodes/index.js";
 import { BodyBuilder, type Body } from "../src/ir/body.js";
 import { cfgOf } from "../src/analysis/cfg.js";
 import { dominatorTree } from "../src/analysis/dominators.js";
 import { DEF, localSsa, PARAM, PHI, UNREACHABLE, ZERO, type LocalSsa } from "../src/analysis/ssa.js";
 import { randomBody, refSucc, rng, withLocals } from "./control-gen.js";
+import { firstFunction } from "./first-function.js";
 
 const GET = idOf("local.get");
 const SET = idOf("local.set");
 const TEE = idOf("local.tee");
 
 async function ssaOf(wat: string): Promise<{ body: Body; s: LocalSsa }> {
-  const m = readModule(await parse(wat));
-  decodeAllBodies(m);
-  const f = m.functions[0]!;
-  const t = m.types[f.typeIndex]!.composite;
-  const nParams = t.kind === "func" ? t.params.length : 0;
-  const body = f.body!;
-  return { body, s: localSsa(body, nParams, nParams + f.localCount) };
+  const { body, nParams, nLocals } = await firstFunction(wat);
+  return { body, s: localSsa(body, nParams, nLocals) };
 }
 
 /** The values the local.gets read, in body order, described. */

@@ -112,8 +112,8 @@ interface PassState {
   shipped: (result: Uint8Array) => DebugOutcome;
   /** Results already validated, with their modules (see validated). */
   validated: WeakMap<Uint8Array, Module>;
-  /** The estimating judge the passes ran under (large modules), else null. */
-  est: SizeJudge | null;
+  /** The run was estimate-judged and no pass kept anything: the input itself is returned (see lastWord). */
+  noPassPaid: boolean;
   /** Notes of the run before the last word: hot code, verification. */
   notes: string[];
 }
@@ -185,7 +185,7 @@ function passStep(bytes: Uint8Array, s: Settings, r: ReadState): PassState {
   const verified = runPasses(runner, { passes: s.passes, target, judge, est, input: bytes, shipped: (b) => shipped(b).binary, ...(whileMeasuring ? { whileMeasuring } : {}) }, s.phases);
   if (verified) notes.push(verified);
   s.timings.passesMs = ms(now() - tPasses);
-  return { runner, shipped, validated, est, notes };
+  return { runner, shipped, validated, noPassPaid: est !== null && runner.current === input.baseline, notes };
 }
 
 /** The output validates (when asked) and adds no feature that was not allowed. */
@@ -193,7 +193,7 @@ function checkOutput(s: Settings, r: ReadState, p: PassState): OutputFeatures {
   // An estimate-judged run that kept nothing returns the input itself (see
   // lastWord): the module as rewritten is not shipped, so it is not checked
   // (0.8 s of brotli-wasm's 1 MB module)
-  if (p.est !== null && p.runner.current === r.input.baseline) return { used: new Set(r.input.features.used), added: [] };
+  if (p.noPassPaid) return { used: new Set(r.input.features.used), added: [] };
   let output: Module | null = null;
   if (s.validate) {
     s.phases.start("validate output");
@@ -231,7 +231,7 @@ function finishStep(bytes: Uint8Array, s: Settings, r: ReadState, p: PassState, 
     result: runner.current,
     debug: () => p.shipped(runner.current),
     stripDwarf: s.options.stripDwarf ?? false,
-    noPassPaid: p.est !== null && runner.current === input.baseline,
+    noPassPaid: p.noPassPaid,
     anyPassChanged: runner.reports.some((x) => x.changed),
     target: s.target,
     judge: r.judge,
