@@ -51,7 +51,9 @@ export class CodeMap {
   private readonly bySrc: number[];
   /** nonGlue[k]: pieces with an origin among pieces[0..k). */
   private readonly nonGlue: Int32Array;
-  /** reach[j]: the furthest input address a run among bySrc[0..j] covers (prefix maximum of src + length). */
+  /** Indices into `pieces` of the runs alone, sorted by src. */
+  private readonly runsBySrc: number[];
+  /** reach[j]: the furthest input address a run among runsBySrc[0..j] covers (prefix maximum of src + length). */
   private readonly reach: Float64Array;
 
   /**
@@ -85,73 +87,165 @@ export class CodeMap {
     this.bySrc = [];
     for (let k = 0; k < this.pieces.length; k++) if (this.pieces[k]!.src >= 0) this.bySrc.push(k);
     this.bySrc.sort((a, b) => this.pieces[a]!.src - this.pieces[b]!.src || a - b);
-    this.reach = new Float64Array(this.bySrc.length);
+    this.runsBySrc = this.bySrc.filter((k) => this.pieces[k]!.run);
+    this.reach = new Float64Array(this.runsBySrc.length);
     let far = -1;
-    this.bySrc.forEach((k, j) => {
+    this.runsBySrc.forEach((k, j) => {
       const p = this.pieces[k]!;
-      if (p.run) far = Math.max(far, p.src + (p.end - p.out));
+      far = Math.max(far, p.src + (p.end - p.out));
       this.reach[j] = far;
     });
     this.nonGlue = new Int32Array(this.pieces.length + 1);
     for (let k = 0; k < this.pieces.length; k++) this.nonGlue[k + 1] = this.nonGlue[k]! + (this.pieces[k]!.src >= 0 ? 1 : 0);
   }
 
-  /** First position in bySrc whose src is >= x. */
-  private lowerBound(x: number): number {
+  /** First position in `order` (piece indices sorted by src) whose src is >= x. */
+  private lowerBound(x: number, order: readonly number[] = this.bySrc): number {
     let lo = 0;
-    let hi = this.bySrc.length;
+    let hi = order.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.pieces[this.bySrc[mid]!]!.src < x) lo = mid + 1;
+      if (this.pieces[order[mid]!]!.src < x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** Pieces (index, and the part of it) whose origin lies in input range [a, b), in output order. */
-  private within(a: number, b: number): { k: number; lo: number; hi: number }[] {
-    const found: { k: number; lo: number; hi: number }[] = [];
-    let i = this.lowerBound(a);
-    // runs that start before a may reach into it (none before the last j
-    // whose prefix reach is past a: tsd's DWARF asked 64 each time)
-    for (let j = i - 1; j >= 0 && this.reach[j]! > a; j--) {
-      const p = this.pieces[this.bySrc[j]!]!;
-      if (!p.run) continue;
-      if (p.src + (p.end - p.out) > a) found.push({ k: this.bySrc[j]!, lo: p.out + (a - p.src), hi: Math.min(p.end, p.out + (b - p.src)) });
-      // runs are whole function bodies: the nearest few are enough
-      if (i - j > 64) break;
-    }
-    for (; i < this.bySrc.length; i++) {
-      const k = this.bySrc[i]!;
+  /** Runs that start before x and reach past it (the walk stops where no earlier run reaches x). */
+  private runsInto(x: number, visit: (k: number) => void): void {
+    for (let j = this.lowerBound(x, this.runsBySrc) - 1; j >= 0 && this.reach[j]! > x; j--) {
+      const k = this.runsBySrc[j]!;
       const p = this.pieces[k]!;
-      if (p.src >= b) break;
-      found.push({ k, lo: p.out, hi: p.run ? Math.min(p.end, p.out + (b - p.src)) : p.end });
+      if (p.src + (p.end - p.out) > x) visit(k);
     }
-    return found.sort((x, y) => x.lo - y.lo);
+  }
+
+  /** Found pieces of the last `within` query (piece index, output part), in output order. */
+  private foundK = new Int32Array(64);
+  private foundLo = new Int32Array(64);
+  private foundHi = new Int32Array(64);
+
+  private grow(n: number): void {
+    if (n <= this.foundK.length) return;
+    const size = Math.max(n, this.foundK.length * 2);
+    const k = new Int32Array(size);
+    const lo = new Int32Array(size);
+    const hi = new Int32Array(size);
+    k.set(this.foundK);
+    lo.set(this.foundLo);
+    hi.set(this.foundHi);
+    this.foundK = k;
+    this.foundLo = lo;
+    this.foundHi = hi;
+  }
+
+  /**
+   * Pieces whose origin lies in input range [a, b) and whose index is in
+   * [kFrom, kTo), in output order, into found*; returns how many. Pieces are
+   * in output order and never overlap, so output order is piece order. The
+   * smaller of the two ways is taken: one pass over the pieces in the index
+   * range (a scope whose recorded end is past the code: -Oz writes high_pc
+   * 2^32 for some), or the src index, sorting what it found.
+   */
+  private within(a: number, b: number, kFrom = 0, kTo = this.pieces.length): number {
+    const i0 = this.lowerBound(a);
+    let n = 0;
+    if (this.lowerBound(b) - i0 > kTo - kFrom) {
+      this.grow(kTo - kFrom);
+      for (let k = kFrom; k < kTo; k++) {
+        const p = this.pieces[k]!;
+        if (p.src < 0) continue;
+        if (p.run) {
+          if (p.src + (p.end - p.out) <= a || p.src >= b) continue;
+        } else if (p.src < a || p.src >= b) continue;
+        this.foundK[n] = k;
+        this.foundLo[n] = p.src >= a ? p.out : p.out + (a - p.src);
+        this.foundHi[n++] = p.run ? Math.min(p.end, p.out + (b - p.src)) : p.end;
+      }
+      return n;
+    }
+    const ks: number[] = [];
+    const take = (k: number): void => {
+      if (k >= kFrom && k < kTo) ks.push(k);
+    };
+    this.runsInto(a, take);
+    for (let i = i0; i < this.bySrc.length; i++) {
+      const k = this.bySrc[i]!;
+      if (this.pieces[k]!.src >= b) break;
+      take(k);
+    }
+    if (ks.length > 1) ks.sort((x, y) => x - y);
+    this.grow(ks.length);
+    for (const k of ks) {
+      const p = this.pieces[k]!;
+      this.foundK[n] = k;
+      this.foundLo[n] = p.src >= a ? p.out : p.out + (a - p.src);
+      this.foundHi[n++] = p.run ? Math.min(p.end, p.out + (b - p.src)) : p.end;
+    }
+    return n;
+  }
+
+  /**
+   * The pieces image() must look at for parts inside the output window
+   * [lo, hi): those that overlap it, the glue around them and the first
+   * piece with an origin beyond that glue on each side (a part joined across
+   * glue into the window starts or ends there).
+   */
+  private windowPieces(lo: number, hi: number): [number, number] {
+    const n = this.pieces.length;
+    let l = 0;
+    let r = n;
+    while (l < r) {
+      const mid = (l + r) >> 1;
+      if (this.pieces[mid]!.end <= lo) l = mid + 1;
+      else r = mid;
+    }
+    let kFrom = l;
+    while (kFrom > 0 && this.pieces[kFrom - 1]!.src < 0) kFrom--;
+    if (kFrom > 0) kFrom--;
+    l = kFrom;
+    r = n;
+    while (l < r) {
+      const mid = (l + r) >> 1;
+      if (this.pieces[mid]!.out < hi) l = mid + 1;
+      else r = mid;
+    }
+    let kTo = l;
+    while (kTo < n && this.pieces[kTo]!.src < 0) kTo++;
+    if (kTo < n) kTo++;
+    return [kFrom, kTo];
   }
 
   /**
    * The output code that came from input range [a, b): maximal intervals in
    * output order. Two parts join where only glue lies between them in one
-   * function (a call that replaced code, a thunk's marshalling).
+   * function (a call that replaced code, a thunk's marshalling). With
+   * `clip` (sorted output intervals the caller intersects the answer with),
+   * parts wholly outside clip's span may be left out.
    */
-  image(a: number, b: number): Interval[] {
+  image(a: number, b: number, clip: readonly Interval[] | null = null): Interval[] {
     const out: Interval[] = [];
+    if (clip !== null && clip.length === 0) return out;
     let lastK = -1;
-    for (const w of this.within(a, b)) {
+    const [kFrom, kTo] = clip === null ? [0, this.pieces.length] : this.windowPieces(clip[0]!.lo, clip[clip.length - 1]!.hi);
+    const n = this.within(a, b, kFrom, kTo);
+    for (let w = 0; w < n; w++) {
+      const k = this.foundK[w]!;
+      const lo = this.foundLo[w]!;
+      const hi = this.foundHi[w]!;
       const prev = out[out.length - 1];
-      if (prev && w.lo <= prev.hi) {
-        prev.hi = Math.max(prev.hi, w.hi);
+      if (prev && lo <= prev.hi) {
+        prev.hi = Math.max(prev.hi, hi);
       } else if (
         prev &&
-        this.pieces[lastK]!.fn === this.pieces[w.k]!.fn &&
+        this.pieces[lastK]!.fn === this.pieces[k]!.fn &&
         this.pieces[lastK]!.end === prev.hi &&
-        this.pieces[w.k]!.out === w.lo &&
-        this.nonGlue[w.k]! - this.nonGlue[lastK + 1]! === 0
+        this.pieces[k]!.out === lo &&
+        this.nonGlue[k]! - this.nonGlue[lastK + 1]! === 0
       ) {
-        prev.hi = w.hi;
-      } else out.push({ lo: w.lo, hi: w.hi });
-      lastK = w.k;
+        prev.hi = hi;
+      } else out.push({ lo, hi });
+      lastK = k;
     }
     return out;
   }
@@ -161,12 +255,12 @@ export class CodeMap {
    * exactly one place (re-encoded as one instruction or as several in a row).
    */
   start(x: number): number | null {
-    const hits = this.within(x, x + 1);
-    if (hits.length === 0) return null;
-    for (let k = 1; k < hits.length; k++) {
-      if (this.pieces[hits[k]!.k]!.out !== this.pieces[hits[k - 1]!.k]!.end) return null;
+    const n = this.within(x, x + 1);
+    if (n === 0) return null;
+    for (let w = 1; w < n; w++) {
+      if (this.pieces[this.foundK[w]!]!.out !== this.pieces[this.foundK[w - 1]!]!.end) return null;
     }
-    return hits[0]!.lo;
+    return this.foundLo[0]!;
   }
 
   /**
@@ -175,18 +269,25 @@ export class CodeMap {
    * one place and is still a call there.
    */
   afterCall(x: number): number | null {
-    // inside or at the end of a run: the bytes are the same
-    const i = this.lowerBound(x);
-    for (let j = i - 1; j >= 0 && i - j <= 64; j--) {
-      const p = this.pieces[this.bySrc[j]!]!;
-      if (p.run && p.src < x && x <= p.src + (p.end - p.out)) return p.out + (x - p.src);
+    // inside or at the end of a run: the bytes are the same (the nearest
+    // such run, if several copies of these bytes reach x)
+    for (let j = this.lowerBound(x, this.runsBySrc) - 1; j >= 0 && this.reach[j]! >= x; j--) {
+      const p = this.pieces[this.runsBySrc[j]!]!;
+      if (x <= p.src + (p.end - p.out)) return p.out + (x - p.src);
     }
+    const i = this.lowerBound(x);
     // a re-encoded instruction: the last origin before x
     if (i === 0) return null;
     const src = this.pieces[this.bySrc[i - 1]!]!.src;
-    const same = this.within(src, src + 1).filter((w) => !this.pieces[w.k]!.run);
-    if (same.length !== 1) return null;
-    const p = this.pieces[same[0]!.k]!;
+    const n = this.within(src, src + 1);
+    let only = -1;
+    for (let w = 0; w < n; w++) {
+      if (this.pieces[this.foundK[w]!]!.run) continue;
+      if (only >= 0) return null;
+      only = this.foundK[w]!;
+    }
+    if (only < 0) return null;
+    const p = this.pieces[only]!;
     const op = this.code[p.out];
     return op === 0x10 || op === 0x11 || op === 0x14 ? p.end : null;
   }

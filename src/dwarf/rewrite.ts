@@ -264,7 +264,7 @@ export function rewriteDwarf(sections: ReadonlyMap<string, Uint8Array>, code: Co
         const parent = within(die);
         let got: Interval[] = [];
         useList(st, rangesA, false, (l) => {
-          got = intersect(union(l.entries.flatMap((e) => code.image(e.lo, e.hi))), parent);
+          got = intersect(union(l.entries.flatMap((e) => code.image(e.lo, e.hi, parent))), parent);
           return { defaults: [], entries: got.map((x) => ({ lo: x.lo, hi: x.hi })) };
         });
         out[k] = got;
@@ -272,7 +272,8 @@ export function rewriteDwarf(sections: ReadonlyMap<string, Uint8Array>, code: Co
       } else if (low && high) {
         const lo = addrValue(st, low);
         const hi = isAddressForm(high.form) ? addrValue(st, high) : lo + high.value;
-        const cands = dead ? [] : intersect(code.image(lo, hi), within(die));
+        const parent = dead ? null : within(die);
+        const cands = dead ? [] : intersect(code.image(lo, hi, parent), parent);
         const entry = code.start(lo);
         let pick: Interval | undefined = cands.find((x) => entry !== null && x.lo <= entry && entry < x.hi);
         for (const x of cands) if (!pick || x.hi - x.lo > pick.hi - pick.lo) pick = x;
