@@ -21,7 +21,7 @@ import { movedBody, siteRename } from "../src/extract/moved-body.js";
 import { callSiteBytes, emitCallSite, type CallSite } from "../src/extract/call-site.js";
 import { addFunction, groupLocals, SignaturePlan } from "../src/extract/new-function.js";
 import { replaceBody, trialCopy } from "../src/extract/trial.js";
-import { judgementBudget, judgeInHalves } from "../src/extract/judging.js";
+import { judgementBudget, judgeInHalves, MIN_JUDGED_SHARE } from "../src/extract/judging.js";
 import { sameBehaviour } from "./behaviour.js";
 
 const END = idOf("end");
@@ -239,6 +239,31 @@ test("judgeInHalves takes every batch the judge accepts and bisects the refused 
   // a budget of one: only the whole batch is judged, and refused
   const one = judgeInHalves(items, { judge: shorter, budget: 1, before: new Uint8Array(100), write: writeSum });
   assert.deepEqual(one, { accepted: [], used: 1, refused: items.length });
+});
+
+test("judgeInHalves refuses unjudged a batch whose planned saving is below MIN_JUDGED_SHARE of the module", () => {
+  // a 100,000-byte module: a batch must plan to save at least 20 bytes
+  const big = new Uint8Array(100_000);
+  const write = (taken: readonly number[], batch: readonly number[]) => new Uint8Array(100_000 + [...taken, ...batch].reduce((s, x) => s + x, 0));
+  const written: number[][] = [];
+  const items = [-30, 60, -12, -6];
+  const r = judgeInHalves(items, {
+    judge: shorter, budget: 100, before: big,
+    write: (t, b) => {
+      written.push([...b]);
+      return write(t, b);
+    },
+    // planned savings 30, 0, 12 and 6 (the second item grows the module)
+    benefit: (x) => Math.max(0, -x),
+  });
+  assert.equal(MIN_JUDGED_SHARE * big.length, 20);
+  // the whole batch (48 planned) and [-30, 60] (30) are refused, [-30] is
+  // taken; [60] (0) and [-12, -6] (18) are below 20: never written, not even ahead
+  assert.deepEqual(written, [[-30, 60, -12, -6], [-30, 60], [-30]]);
+  assert.deepEqual(r, { accepted: [-30], used: 3, refused: 3 });
+  // without planned savings every batch is judged
+  const all = judgeInHalves(items, { judge: shorter, budget: 100, before: big, write });
+  assert.deepEqual(all, { accepted: [-30, -12, -6], used: 5, refused: 1 });
 });
 
 test("judgeInHalves with replan: halves are planned again when their turn comes; only planned batches are released", () => {

@@ -198,7 +198,7 @@ function judgeChoice(m: Module, corpus: Corpus, chosen: Chosen[], judge: SizeJud
   };
   const before = write([], []);
   if (budget.left < 0) budget.left = judgementBudget("outline", before.length);
-  const { accepted, used } = judgeInHalves(chosen, { judge, budget: budget.left, before, write });
+  const { accepted, used } = judgeInHalves(chosen, { judge, budget: budget.left, before, write, benefit: (x) => x.benefit });
   budget.left -= used;
   return { accepted, used };
 }

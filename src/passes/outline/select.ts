@@ -10,6 +10,8 @@ export interface Chosen {
   c: Candidate;
   /** Indices into c.occs of the occurrences to replace. */
   keep: number[];
+  /** Exact raw bytes saved with those occurrences, when chosen. */
+  benefit: number;
 }
 
 /** A max-heap of candidates by benefit. */
@@ -78,7 +80,7 @@ export function selectCandidates(ctx: EvalContext, cands: Candidate[], positions
       continue;
     }
     for (const k of keep) taken.fill(1, c.occs[k]!, c.occs[k]! + c.len);
-    out.push({ c, keep });
+    out.push({ c, keep, benefit: b });
     ctx.nextFunc++;
     if (ctx.signatures.find(c.params, c.results) < 0) ctx.signatures.plan(c.params, c.results);
   }
