@@ -9,21 +9,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { AddressMap, type AddressEntry } from "../src/binary/address-map.js";
 import { CodeMap, type CodeSpan, type Interval, type Piece } from "../src/dwarf/code-map.js";
+import { rng } from "./random-body.js";
 
 const OUT_START = 40;
 const IN_START = 7;
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Case {
   map: CodeMap;

@@ -18,21 +18,11 @@ import { htmlReport } from "../src/cli/html-report.js";
 import { runSafely, type CliIO } from "../src/cli/run.js";
 import type { MergeMapEntry } from "../src/passes/merge-map.js";
 import { ADD1, HOSTILE, MUL7, namedModule } from "./named-module.js";
+import { rng } from "./random-body.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)); // dist/test -> repository root
 
 // ---------------------------------------------------------------- treemap
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test("squarify: one tile per positive value, areas proportional, inside the box, no overlaps (randomized, seed 19)", () => {
   const rand = rng(19);
