@@ -9,6 +9,7 @@
 import type { AddressMap } from "../binary/address-map.js";
 import { sectionSpans } from "../binary/sections.js";
 import { DwarfReader } from "./bytes.js";
+import { lastAtOrBefore } from "../last-at-or-before.js";
 
 export interface Piece {
   /** Output address range [out, end). */
@@ -158,9 +159,7 @@ export class CodeMap {
         if (p.run) {
           if (p.src + (p.end - p.out) <= a || p.src >= b) continue;
         } else if (p.src < a || p.src >= b) continue;
-        this.foundK[n] = k;
-        this.foundLo[n] = p.src >= a ? p.out : p.out + (a - p.src);
-        this.foundHi[n++] = p.run ? Math.min(p.end, p.out + (b - p.src)) : p.end;
+        this.record(n++, k, a, b);
       }
       return n;
     }
@@ -176,13 +175,16 @@ export class CodeMap {
     }
     if (ks.length > 1) ks.sort((x, y) => x - y);
     this.grow(ks.length);
-    for (const k of ks) {
-      const p = this.pieces[k]!;
-      this.foundK[n] = k;
-      this.foundLo[n] = p.src >= a ? p.out : p.out + (a - p.src);
-      this.foundHi[n++] = p.run ? Math.min(p.end, p.out + (b - p.src)) : p.end;
-    }
+    for (const k of ks) this.record(n++, k, a, b);
     return n;
+  }
+
+  /** found*[w] := piece k, and the part of its output whose origin lies in input range [a, b). */
+  private record(w: number, k: number, a: number, b: number): void {
+    const p = this.pieces[k]!;
+    this.foundK[w] = k;
+    this.foundLo[w] = p.src >= a ? p.out : p.out + (a - p.src);
+    this.foundHi[w] = p.run ? Math.min(p.end, p.out + (b - p.src)) : p.end;
   }
 
   /**
@@ -193,24 +195,11 @@ export class CodeMap {
    */
   private windowPieces(lo: number, hi: number): [number, number] {
     const n = this.pieces.length;
-    let l = 0;
-    let r = n;
-    while (l < r) {
-      const mid = (l + r) >> 1;
-      if (this.pieces[mid]!.end <= lo) l = mid + 1;
-      else r = mid;
-    }
-    let kFrom = l;
+    // pieces never overlap, so both their starts and their ends ascend
+    let kFrom = lastAtOrBefore(this.pieces, (p) => p.end, lo) + 1;
     while (kFrom > 0 && this.pieces[kFrom - 1]!.src < 0) kFrom--;
     if (kFrom > 0) kFrom--;
-    l = kFrom;
-    r = n;
-    while (l < r) {
-      const mid = (l + r) >> 1;
-      if (this.pieces[mid]!.out < hi) l = mid + 1;
-      else r = mid;
-    }
-    let kTo = l;
+    let kTo = lastAtOrBefore(this.pieces, (p) => p.out, hi - 1) + 1;
     while (kTo < n && this.pieces[kTo]!.src < 0) kTo++;
     if (kTo < n) kTo++;
     return [kFrom, kTo];
