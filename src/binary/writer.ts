@@ -227,9 +227,23 @@ function writeSection(w: ByteWriter, m: Module, id: number, options: WriteOption
 
 /** Writes a function's locals and instructions; `rec` gets each instruction's place in `w` and its origin (0: none). */
 export function writeFuncBody(w: ByteWriter, f: Func, rec?: AddressRecorder): void {
+  writeLocals(w, f.locals);
+  const body = f.body!;
+  if (!rec) {
+    encodeInstructions(w, body);
+    return;
+  }
+  for (let i = 0; i < body.count; i++) {
+    rec.point(w.len, body.offsets ? body.offsets[i]! : 0);
+    encodeInstructions(w, body, i, i + 1);
+  }
+}
+
+/** A function body's local declarations, as writeFuncBody writes them. */
+export function writeLocals(w: ByteWriter, locals: Func["locals"]): void {
   // Merge adjacent runs of the same type: minimal and equivalent.
   const groups: { count: number; type: number }[] = [];
-  for (const g of f.locals) {
+  for (const g of locals) {
     if (g.count === 0) continue;
     const last = groups[groups.length - 1];
     if (last && last.type === g.type) last.count += g.count;
@@ -239,15 +253,6 @@ export function writeFuncBody(w: ByteWriter, f: Func, rec?: AddressRecorder): vo
   for (const g of groups) {
     w.u32(g.count);
     writeValType(w, g.type);
-  }
-  const body = f.body!;
-  if (!rec) {
-    encodeInstructions(w, body);
-    return;
-  }
-  for (let i = 0; i < body.count; i++) {
-    rec.point(w.len, body.offsets ? body.offsets[i]! : 0);
-    encodeInstructions(w, body, i, i + 1);
   }
 }
 

@@ -89,8 +89,11 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
     // The pipeline returns its input when the output has more raw bytes, so
     // a layout never trades raw bytes for compressed ones.
     if (bytes.length > base.length) return;
-    if (!dominates(judge, base, bytes)) return;
-    if (best.order && !dominates(judge, bestBytes, bytes)) return;
+    // once a candidate is chosen, one that dominates it dominates the base
+    // too (every size is compared with <=): compared with the chosen one
+    // alone, a loser is often refused on its raw length or its first
+    // measure, where against the base it needed all three
+    if (best.order ? bytes.length > bestBytes.length || !dominates(judge, bestBytes, bytes) : !dominates(judge, base, bytes)) return;
     best = { name, order, tried: best.tried };
     bestBytes = bytes;
   });

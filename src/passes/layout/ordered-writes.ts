@@ -7,7 +7,8 @@
 // is written without its bodies, and the code section's length follows from
 // where function indices sit in them, so no body is encoded or copied.
 
-import { u32Size } from "../../binary/bytes.js";
+import { ByteWriter, u32Size } from "../../binary/bytes.js";
+import { sectionSpans } from "../../binary/sections.js";
 import { bodyOf, readModule } from "../../binary/reader.js";
 import { writeModule } from "../../binary/writer.js";
 import type { Body } from "../../ir/body.js";
@@ -15,6 +16,9 @@ import type { Module } from "../../ir/module.js";
 import { reorderFunctions } from "../../ir/renumber.js";
 import { funcRefs } from "../../analysis/func-shape.js";
 import { funcEntrySize } from "../../analysis/sizes.js";
+import { SplicedCode } from "./spliced-code.js";
+
+const CODE_SECTION = 10;
 
 /** A body without instructions: redirectFunctions leaves it (and the function's raw bytes) alone. */
 const NO_CODE: Body = { count: 0, ops: new Uint16Array(0), immStart: new Uint32Array(1), imm: new Int32Array(0), offsets: null };
@@ -54,6 +58,8 @@ export class OrderedWrites {
   private code: CodeSizes | null = null;
   private widths: boolean | null = null;
   private shellCopy: Shell | null = null;
+  /** The code section's pieces (undefined until the first write; null: written the slow way). */
+  private spliced: SplicedCode | null | undefined = undefined;
 
   /** `base` must be writeModule(m), with m unchanged since. */
   constructor(
@@ -68,6 +74,8 @@ export class OrderedWrites {
 
   /** The base with the defined functions in `order` (old indices): what readModule(base), redirectFunctions and writeModule give. */
   bytes(order: readonly number[]): Uint8Array {
+    if (this.spliced === undefined) this.spliced = this.splicer();
+    if (this.spliced) return this.splicedBytes(order, this.spliced);
     const copy = readModule(this.base);
     copy.functions.forEach((f, i) => {
       // shared: renumbering builds a new Body where an index changes (ir/body.ts mapWords)
@@ -75,6 +83,38 @@ export class OrderedWrites {
     });
     reorderFunctions(copy, order);
     return writeModule(copy);
+  }
+
+  /**
+   * bytes(order) without encoding a body: every section but the code is
+   * written from a copy without bodies, redirected to the order, and the
+   * code section is put together from the base's bodies (spliced-code.ts).
+   */
+  private splicedBytes(order: readonly number[], code: SplicedCode): Uint8Array {
+    const copy = readModule(this.base);
+    for (const f of copy.functions) {
+      f.body = NO_CODE;
+      f.raw = NO_BYTES;
+    }
+    reorderFunctions(copy, order);
+    const shell = writeModule(copy);
+    const nImp = this.m.numImportedFuncs;
+    const newIndex = identity(nImp + order.length);
+    order.forEach((old, k) => (newIndex[old] = nImp + k));
+    const payload = code.payload(order, nImp, newIndex);
+    const span = sectionSpans(shell).find((s) => s.id === CODE_SECTION)!;
+    const out = new ByteWriter(shell.length + payload.length + 8);
+    out.bytes(shell.subarray(0, span.start));
+    out.u8(CODE_SECTION);
+    out.u32(payload.length);
+    out.bytes(payload);
+    out.bytes(shell.subarray(span.end));
+    return out.finish();
+  }
+
+  private splicer(): SplicedCode | null {
+    const span = sectionSpans(this.base).find((s) => s.id === CODE_SECTION);
+    return span ? SplicedCode.of(this.base, span.payload, span.end, this.m.functions, this.bodies) : null;
   }
 
   /** bytes(order).length, encoding no function body. */
