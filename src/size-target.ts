@@ -32,9 +32,10 @@ export interface SizeMeasures {
   /**
    * A hint that `brotli` will soon be asked for these modules, so it may
    * start on them in the background (another thread). Optional: results must
-   * be the same numbers `brotli` would give.
+   * be the same numbers `brotli` would give. `early`: they will not be asked
+   * for until much later (gzip may then be measured in the background too).
    */
-  prefetch?: (list: readonly Uint8Array[]) => void;
+  prefetch?: (list: readonly Uint8Array[], early?: boolean) => void;
 }
 
 export interface Sizes {
@@ -143,13 +144,23 @@ export class SizeJudge {
   }
 
   /**
-   * Says that these modules will be compared soon: where the measures can
-   * work in the background, their brotli sizes are started now.
+   * True if prefetch can start measures in the background (the measures
+   * take hints, and the target counts brotli): only then is writing a
+   * module ahead of its judgement worth it.
    */
-  prefetch(list: readonly Uint8Array[]): void {
-    if (!this.measures.prefetch || !this.components.includes("brotli")) return;
+  get measuresAhead(): boolean {
+    return this.measures.prefetch !== undefined && this.components.includes("brotli");
+  }
+
+  /**
+   * Says that these modules will be compared soon: where the measures can
+   * work in the background, their brotli sizes are started now. `early`:
+   * not soon, but at the end (the input): gzip may be measured there too.
+   */
+  prefetch(list: readonly Uint8Array[], early = false): void {
+    if (!this.measuresAhead) return;
     const todo = list.filter((b) => this.entry(b).brotli === undefined);
-    if (todo.length > 0) this.measures.prefetch(todo);
+    if (todo.length > 0) this.measures.prefetch!(todo, early);
   }
 
   /**

@@ -266,6 +266,28 @@ test("judgeInHalves refuses unjudged a batch whose planned saving is below MIN_J
   assert.deepEqual(all, { accepted: [-30, -12, -6], used: 5, refused: 1 });
 });
 
+test("judgeInHalves writes a refused batch's second half ahead only where the judge measures in the background", () => {
+  const items = [9, -1, -2, 9];
+  const run = (measuresAhead: boolean, budget: number): number[][] => {
+    const written: number[][] = [];
+    const judge = { ...shorter, better: shorter.better, prefetch: () => {}, measuresAhead } as unknown as SizeJudge;
+    judgeInHalves(items, {
+      judge, budget, before: new Uint8Array(100),
+      write: (t, b) => {
+        written.push([...b]);
+        return writeSum(t, b);
+      },
+    });
+    return written;
+  };
+  // the whole batch is refused and [-2, 9] written ahead; then [9, -1] and [9] are judged and refused
+  assert.deepEqual(run(true, 3), [[9, -1, -2, 9], [-2, 9], [9, -1], [9]]);
+  // measured in the foreground, [-2, 9] waits for its turn, which a budget of 3 never gives it
+  assert.deepEqual(run(false, 3), [[9, -1, -2, 9], [9, -1], [9]]);
+  // with budget for it, the foreground writes each batch once, at its turn
+  assert.deepEqual(run(false, 100), [[9, -1, -2, 9], [9, -1], [9], [-1], [-2, 9], [-2], [9]]);
+});
+
 test("judgeInHalves with replan: halves are planned again when their turn comes; only planned batches are released", () => {
   const replanned: number[][] = [];
   const released: number[][] = [];

@@ -109,7 +109,8 @@ export function judgeInHalves<T>(items: readonly T[], j: Judging<T>): JudgedHalv
   // a batch is planned (the input, or a half once replanned) or waits for replan
   const queue: { batch: T[]; planned: boolean }[] = [{ batch: items.slice(), planned: true }];
   // the second half of a refused batch is written and measured in the
-  // background while the first is judged (needed as is if the first is refused)
+  // background while the first is judged (needed as is if the first is
+  // refused), where the judge measures in the background
   const spec = new Map<T[], { base: number; bytes: Uint8Array }>();
   while (queue.length > 0) {
     let { batch, planned } = queue.shift()!;
@@ -149,7 +150,9 @@ export function judgeInHalves<T>(items: readonly T[], j: Judging<T>): JudgedHalv
     const second = batch.slice(h);
     const again = j.replan !== undefined;
     queue.unshift({ batch: first, planned: !again }, { batch: second, planned: !again });
-    if (!again && j.budget - used >= 2 && !tooSmallToJudge(second, j.benefit, base.length)) {
+    // (only where the judge measures in the background: otherwise the write
+    // waits for the half's turn, which the budget often never gives it)
+    if (!again && j.judge.measuresAhead && j.budget - used >= 2 && !tooSmallToJudge(second, j.benefit, base.length)) {
       const bytes = j.write(accepted, second);
       spec.set(second, { base: accepted.length, bytes });
       j.judge.prefetch([bytes]);
