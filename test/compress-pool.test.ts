@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { BrotliPool, parallelNodeMeasures } from "../src/cli/compress-pool.js";
 import { brotliSize } from "../src/cli/compress.js";
 import { optimize } from "../src/index.js";
-import { nodeMeasures } from "../src/cli/compress.js";
+import { gzipSize, nodeMeasures } from "../src/cli/compress.js";
 import { readFileSync } from "node:fs";
 import { projectRoot } from "./spec/run-spec.js";
 import { join } from "node:path";
@@ -31,6 +31,31 @@ test("prefetched and plain measures agree, in any order of asking", async () => 
     const fresh = sample(30_000, 99);
     assert.equal(pool.measure(fresh), brotliSize(fresh), "not prefetched: measured on the spot");
     assert.equal(pool.counts.main + pool.counts.worker, 7, "each measure was made once");
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a module prefetched early has its gzip size measured by the worker; others by the caller", async () => {
+  const pool = new BrotliPool();
+  try {
+    const early = sample(50_000, 7);
+    const soon = sample(45_000, 8);
+    pool.prefetch([early], true);
+    pool.prefetch([soon]);
+    // the worker takes the jobs once it has started (the main thread does not
+    // wait here, so it may not have): its gzip size arrives before brotli's
+    const deadline = Date.now() + 30_000;
+    while (pool.counts.gzipWorker === 0 && Date.now() < deadline) {
+      assert.equal(pool.gzip(early), gzipSize(early));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(pool.counts.gzipWorker, 1);
+    assert.equal(pool.measure(early), brotliSize(early));
+    assert.equal(pool.measure(soon), brotliSize(soon));
+    assert.equal(pool.gzip(soon), gzipSize(soon));
+    assert.equal(pool.gzip(early), gzipSize(early), "asked again: measured here");
+    assert.equal(pool.counts.gzipWorker, 1, "only the early one came from the worker");
   } finally {
     await pool.close();
   }

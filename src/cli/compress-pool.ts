@@ -7,11 +7,13 @@
 // is still queued is taken by whichever thread gets to it first, so the main
 // thread never idles while there is queued work. Results are the same
 // numbers as the single-threaded measure (same compressor, same settings).
+// A module hinted early (the input, while the passes run) has its gzip size
+// measured by the worker too, first: the judge asks for it before brotli.
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { contentKey, type SizeMeasures } from "../size-target.js";
-import { brotliSize, nodeMeasures } from "./compress.js";
+import { brotliSize, gzipSize, nodeMeasures } from "./compress.js";
 import { DONE, QUEUED, TAKEN, type Init, type Job } from "./compress-worker.js";
 
 /** Slots are never reused (a stale message could otherwise take a new job): this bounds prefetches per pool. */
@@ -36,6 +38,9 @@ export class BrotliPool {
   private worker: Worker | null = null;
   private readonly states = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
   private readonly sizes = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
+  private readonly gzips = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
+  /** Slots of prefetched modules whose gzip size was not asked for yet, by content key. */
+  private readonly gzipSlots = new Map<string, number>();
   private next = 0;
   /** Set when the worker failed: everything is measured on the main thread from then on. */
   private broken = false;
@@ -43,10 +48,14 @@ export class BrotliPool {
   private readonly pending = new Map<string, Pending>();
   private readonly done = new Map<string, number>();
   /** Measures run, by thread (for tests and reports). */
-  readonly counts = { main: 0, worker: 0 };
+  readonly counts = { main: 0, worker: 0, gzipWorker: 0 };
 
-  /** Starts compressing these in the background (no-op for ones already known or queued). */
-  prefetch(list: readonly Uint8Array[]): void {
+  /**
+   * Starts compressing these in the background (no-op for ones already known
+   * or queued); `gzip`: their gzip sizes too (for modules not needed soon:
+   * otherwise the main thread measures gzip while the worker would).
+   */
+  prefetch(list: readonly Uint8Array[], gzip = false): void {
     for (const bytes of list) {
       if (this.broken || bytes.length > PARALLEL_MAX || this.next >= SLOTS) continue;
       const key = contentKey(bytes);
@@ -54,8 +63,12 @@ export class BrotliPool {
       const slot = this.next++;
       this.states[slot] = QUEUED;
       this.pending.set(key, { slot, bytes });
+      if (gzip) {
+        if (this.gzipSlots.size >= KEEP) this.gzipSlots.delete(this.gzipSlots.keys().next().value!);
+        this.gzipSlots.set(key, slot);
+      }
       const copy = bytes.slice();
-      this.ensureWorker().postMessage({ slot, bytes: copy } satisfies Job, [copy.buffer]);
+      this.ensureWorker().postMessage({ slot, bytes: copy, gzip } satisfies Job, [copy.buffer]);
     }
   }
 
@@ -94,6 +107,21 @@ export class BrotliPool {
     return this.sizes[p.slot]!;
   }
 
+  /** The gzip size of `bytes`: the worker's, if it measured it (prefetched with gzip), else computed here. */
+  gzip(bytes: Uint8Array): number {
+    const key = contentKey(bytes);
+    const slot = this.gzipSlots.get(key);
+    if (slot !== undefined) {
+      const v = Atomics.load(this.gzips, slot);
+      if (v > 0) {
+        this.gzipSlots.delete(key);
+        this.counts.gzipWorker++;
+        return v - 1;
+      }
+    }
+    return gzipSize(bytes);
+  }
+
   /** Takes one queued job from the worker's queue and runs it here; false if there was none. */
   private helpOnce(): boolean {
     const entries = [...this.pending.entries()];
@@ -119,7 +147,11 @@ export class BrotliPool {
       this.worker = new Worker(new URL("./compress-worker.js", import.meta.url));
       this.worker.unref();
       this.worker.on("error", () => void (this.broken = true));
-      this.worker.postMessage({ states: this.states.buffer as SharedArrayBuffer, sizes: this.sizes.buffer as SharedArrayBuffer } satisfies Init);
+      this.worker.postMessage({
+        states: this.states.buffer as SharedArrayBuffer,
+        sizes: this.sizes.buffer as SharedArrayBuffer,
+        gzips: this.gzips.buffer as SharedArrayBuffer,
+      } satisfies Init);
     }
     return this.worker;
   }
@@ -129,6 +161,7 @@ export class BrotliPool {
     const w = this.worker;
     this.worker = null;
     this.pending.clear();
+    this.gzipSlots.clear();
     if (w) await w.terminate();
   }
 }
@@ -141,8 +174,9 @@ export function parallelNodeMeasures(cores = availableParallelism()): { measures
     pool,
     measures: {
       ...nodeMeasures,
+      gzip: (b) => pool.gzip(b),
       brotli: (b) => pool.measure(b),
-      prefetch: (list) => pool.prefetch(list),
+      prefetch: (list, early) => pool.prefetch(list, early),
     },
   };
 }

@@ -301,6 +301,9 @@ function makeJudge(target: SizeTarget, measures: SizeMeasures): SizeJudge {
  * long for it at exit.
  */
 function prefetchInputs(judge: SizeJudge, est: SizeJudge | null, target: SizeTarget, bytes: Uint8Array, baseline: Uint8Array): void {
-  if (!est) judge.prefetch([baseline, bytes]);
-  else if (target === "balanced" && wholePerView(bytes) > EARLY_INPUT_WHOLE) judge.prefetch([bytes]);
+  // the input is measured only by the last word: its gzip size can be taken in the background too
+  if (!est) {
+    judge.prefetch([baseline]);
+    judge.prefetch([bytes], true);
+  } else if (target === "balanced" && wholePerView(bytes) > EARLY_INPUT_WHOLE) judge.prefetch([bytes], true);
 }
