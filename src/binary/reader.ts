@@ -374,24 +374,45 @@ function readImports(s: ByteReader, m: Module): void {
 
 // ---- constant expressions, elements ----
 
+// The fast path's shared arrays (bodies are immutable once built) and its
+// per-expression words, handed out from slabs: each typed array costs about
+// 170 bytes besides its contents, and a module can hold 100k constant
+// expressions (esbuild's data segments).
+const I32_CONST_ID = idOf("i32.const");
+const END_ID = idOf("end");
+const I32_CONST_OPS = Uint16Array.of(I32_CONST_ID, END_ID);
+const I32_CONST_IMM_START = Uint32Array.of(0, 1, 1);
+const SLAB_WORDS = 4096;
+let immSlab = new Int32Array(SLAB_WORDS);
+let immUsed = 0;
+let offsetSlab = new Uint32Array(SLAB_WORDS);
+let offsetUsed = 0;
+
 export function readConstExpr(s: ByteReader): ConstExpr {
   // Fast path for the common `i32.const N end` (data and element offsets:
-  // esbuild has 98k of them): exact-size arrays, no builder.
+  // esbuild has 98k of them): no builder, shared ops, words from slabs.
   const at = s.pos;
   if (s.buf[at] === 0x41) {
     s.pos++;
     const v = s.s32();
     if (s.pos < s.end && s.buf[s.pos] === 0x0b) {
       s.pos++;
-      const offsets = new Uint32Array(2);
+      if (immUsed + 1 > SLAB_WORDS) {
+        immSlab = new Int32Array(SLAB_WORDS);
+        immUsed = 0;
+      }
+      if (offsetUsed + 2 > SLAB_WORDS) {
+        offsetSlab = new Uint32Array(SLAB_WORDS);
+        offsetUsed = 0;
+      }
+      const imm = immSlab.subarray(immUsed, immUsed + 1);
+      immUsed += 1;
+      imm[0] = v;
+      const offsets = offsetSlab.subarray(offsetUsed, offsetUsed + 2);
+      offsetUsed += 2;
       offsets[0] = s.base + at;
       offsets[1] = s.base + s.pos - 1;
-      const imm = new Int32Array(1);
-      imm[0] = v;
-      const immStart = new Uint32Array(3);
-      immStart[1] = 1;
-      immStart[2] = 1;
-      return { body: { count: 2, ops: new Uint16Array([I32_CONST_ID, END_ID]), immStart, imm, offsets } };
+      return { body: { count: 2, ops: I32_CONST_OPS, immStart: I32_CONST_IMM_START, imm, offsets } };
     }
     s.pos = at;
   }
@@ -506,8 +527,6 @@ function requireDataCount(body: Body, f: Func): void {
 
 const MEMORY_INIT_ID = idOf("memory.init");
 const DATA_DROP_ID = idOf("data.drop");
-const I32_CONST_ID = idOf("i32.const");
-const END_ID = idOf("end");
 
 // ---- custom sections ----
 

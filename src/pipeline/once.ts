@@ -84,7 +84,14 @@ function settingsOf(options: OptimizeOptions): Settings {
 }
 
 interface ReadState {
-  input: Input;
+  /** The input as read, but for its module, which the pass runner takes (see module). */
+  input: Omit<Input, "m">;
+  /**
+   * The module as read, until the pass runner takes it: once a pass is
+   * undone the runner reads another, and nothing may keep this one alive
+   * (on esbuild it is 100 MB of bodies, analyses and data segments).
+   */
+  module: Module | null;
   judge: SizeJudge;
   inputMap: ReadSourceMap | null;
   origins: CodeOrigins | null;
@@ -97,13 +104,13 @@ function readStep(bytes: Uint8Array, s: Settings): ReadState {
   if (options.sourceMapUrl !== undefined && !inputMap) throw new UsageError("sourceMapUrl needs inputSourceMap: there is no map to name");
   // the code's origins are recorded where a source map, DWARF or code metadata must follow it
   const origins = inputMap || debugInfoToFollow(bytes, s.options.stripDwarf ?? false) ? new CodeOrigins(bytes) : null;
-  const input = readInput(bytes, s.validate, s.phases, s.timings, s.blame, origins);
+  const { m, ...input } = readInput(bytes, s.validate, s.phases, s.timings, s.blame, origins);
   const judge = makeJudge(s.target, s.measures);
   // every pass compares against the module as read, and the result against
   // the input: their brotli sizes are kept for the last word
   judge.pin(bytes);
   judge.pin(input.baseline);
-  return { input, judge, inputMap, origins };
+  return { input, module: m, judge, inputMap, origins };
 }
 
 interface PassState {
@@ -147,14 +154,21 @@ function shippedForm(bytes: Uint8Array, s: Settings, r: ReadState): (result: Uin
   };
 }
 
+/** The module as read, handed over once (no variable keeps it: see ReadState.module). */
+function takeModule(r: ReadState): Module {
+  const m = r.module!;
+  r.module = null;
+  return m;
+}
+
 function passStep(bytes: Uint8Array, s: Settings, r: ReadState): PassState {
   const { input, judge } = r;
   const { target, options } = s;
-  const hot = chooseHotCode(input.m, bytes, options);
+  const hot = chooseHotCode(r.module!, bytes, options);
   const notes = hot.note ? [hot.note] : [];
   const est = (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX) ? judge.estimator() : null;
   prefetchInputs(judge, est, target, bytes, input.baseline);
-  const runner = new PassRunner(input.m, input.baseline, {
+  const runner = new PassRunner(takeModule(r), input.baseline, {
     phases: s.phases,
     blame: s.blame,
     checked: s.validate && (options.checked ?? false),
