@@ -1,11 +1,12 @@
 // The module written with its defined functions in a candidate order. Every
 // candidate starts from the same written base: read it, redirect the
-// functions, write it. Reading a copy is cheap (bodies stay undecoded), but
-// redirecting decodes every body, which cost most of the layout pass; so the
-// copy borrows the bodies the pass already decoded from the module the base
-// was written from. Under the raw target only the length counts: the module
-// is written without its bodies, and the code section's length follows from
-// where function indices sit in them, so no body is encoded or copied.
+// functions, write it. Reading a copy is cheap (bodies stay undecoded), and
+// the copy is written without bodies; its code section is then put together
+// from the base's bodies, each encoded once with its function indices cut out
+// (spliced-code.ts), instead of decoding, redirecting and encoding every body
+// for every order, which cost most of the layout pass. Under the raw target
+// only the length counts: the code section's length follows from where
+// function indices sit in the bodies, so no body is encoded or copied.
 
 import { ByteWriter, u32Size } from "../../binary/bytes.js";
 import { sectionSpans } from "../../binary/sections.js";
