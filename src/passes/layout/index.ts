@@ -91,9 +91,9 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
     if (bytes.length > base.length) return;
     // once a candidate is chosen, one that dominates it dominates the base
     // too (every size is compared with <=): compared with the chosen one
-    // alone, a loser is often refused on its raw length or its first
-    // measure, where against the base it needed all three
-    if (best.order ? bytes.length > bestBytes.length || !dominates(judge, bestBytes, bytes) : !dominates(judge, base, bytes)) return;
+    // alone, a loser is often refused on its first measure (under balanced
+    // on its raw length), where against the base it needed all of them
+    if (!dominates(judge, best.order ? bestBytes : base, bytes)) return;
     best = { name, order, tried: best.tried };
     bestBytes = bytes;
   });
