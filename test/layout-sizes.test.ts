@@ -19,7 +19,7 @@ import { candidateOrder, SAME_WIDTHS, type OrderName } from "../src/passes/layou
 import { OrderedWrites } from "../src/passes/layout/ordered-writes.js";
 import { signatures } from "../src/passes/layout/similarity.js";
 import { referenceCounts } from "../src/passes/layout/use-counts.js";
-import { SizeJudge } from "../src/size-target.js";
+import { contentKey, SizeJudge } from "../src/size-target.js";
 import { projectRoot } from "./spec/run-spec.js";
 
 const NAMES: OrderName[] = ["swap", "tiered", "hybrid", "by-count", "similar"];
@@ -207,4 +207,24 @@ test("layout's fast raw length follows the code section's size across a LEB128 w
   const writes = agrees(input, "code section of 16390 bytes");
   const swap = candidateOrder("swap", referenceCounts(m), 0, m.functions.length, () => new Uint32Array(0));
   assert.equal(input.length - writes.rawLength(swap), 42, "a byte each: 40 calls, the export, the name and the section size");
+});
+
+test("under gzip, layout takes a later candidate that beats the chosen one on gzip, though it has more raw bytes", async () => {
+  const input = await parse(WAT);
+  const m = decoded(input);
+  const base = writeModule(m);
+  const all = orders(m);
+  const bytesOf = (name: OrderName): Uint8Array => slowWrite(base, all.get(name)!);
+  // stand-in gzip sizes: "tiered" beats the earlier ones, "similar" (every
+  // index keeps its width, so more raw bytes than tiered) beats it
+  const gzip = new Map<string, number>([[contentKey(base), 1000]]);
+  const want: Record<OrderName, number> = { swap: 900, tiered: 800, hybrid: 850, "by-count": 820, similar: 700 };
+  for (const name of NAMES) gzip.set(contentKey(bytesOf(name)), want[name]);
+  assert.ok(bytesOf("similar").length > bytesOf("tiered").length, "similar is longer than tiered");
+  assert.ok(bytesOf("similar").length <= base.length, "and no longer than the base");
+  const judge = new SizeJudge("gzip", { gzip: (b) => gzip.get(contentKey(b)) ?? 5000 });
+  assert.equal(chooseLayout(decoded(input), judge).name, "similar");
+  // under balanced raw bytes count: tiered stays
+  const balanced = new SizeJudge("balanced", { gzip: (b) => gzip.get(contentKey(b)) ?? 5000, brotli: (b) => gzip.get(contentKey(b)) ?? 5000 });
+  assert.equal(chooseLayout(decoded(input), balanced).name, "tiered");
 });
