@@ -16,6 +16,7 @@
 // target is pipeline/once.ts (its steps named there); this file holds the
 // options, the result, and the brotli target's portfolio of runs.
 
+import { plainBytes } from "./binary/bytes.js";
 import type { Pass } from "./passes/pass.js";
 import type { FeatureChoices } from "./passes/features.js";
 import { InternalError } from "./errors.js";
@@ -147,7 +148,9 @@ export interface OptimizeResult {
  * Under target "brotli" (modules up to 4 MiB) it runs the pipeline four
  * times, once under each target's judge (see `portfolio`).
  */
-export function optimize(bytes: Uint8Array, options: OptimizeOptions = {}): OptimizeResult {
+export function optimize(input: Uint8Array, options: OptimizeOptions = {}): OptimizeResult {
+  // never the caller's subclass (see plainBytes): nothing may write to the input
+  const bytes = plainBytes(input);
   const { cache, ...rest } = options;
   if (cache) return withResultCache(bytes, rest, cache, () => optimizeUncached(bytes, rest));
   return optimizeUncached(bytes, rest);

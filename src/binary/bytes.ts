@@ -397,6 +397,17 @@ export class ByteWriter {
   }
 }
 
+/**
+ * `b` as a plain Uint8Array over the same memory. A subclass may change what
+ * the methods mean: Node's Buffer makes slice() a view, not a copy, and the
+ * code here takes slice() for a copy it may write to (the DWARF rewrite
+ * patched the caller's input that way). Every entry point that takes bytes
+ * from a caller passes them through this.
+ */
+export function plainBytes(b: Uint8Array): Uint8Array {
+  return Object.getPrototypeOf(b) === Uint8Array.prototype ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
 /** Byte-for-byte equality. */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

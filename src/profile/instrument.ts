@@ -17,6 +17,7 @@
 // Everything else keeps its index (globals, functions and types are only
 // appended), so the instrumented module behaves as the input does.
 
+import { plainBytes } from "../binary/bytes.js";
 import { decodeAllBodies, readModule } from "../binary/reader.js";
 import { writeModule } from "../binary/writer.js";
 import { validateModule } from "../analysis/validate.js";
@@ -70,7 +71,8 @@ const OP = {
  * WasmValidationError for bad input, ProfileError if it is already instrumented
  * or would need more counters than engines allow.
  */
-export function instrument(bytes: Uint8Array, options: InstrumentOptions = {}): InstrumentResult {
+export function instrument(input: Uint8Array, options: InstrumentOptions = {}): InstrumentResult {
+  const bytes = plainBytes(input);
   const chunk = options.readerChunk ?? CHUNK;
   const m = readModule(bytes);
   decodeAllBodies(m);
