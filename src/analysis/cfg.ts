@@ -235,10 +235,25 @@ export class Cfg {
 }
 
 /** Where an exception thrown at an instruction may go: handler starts (instruction indices, -1 for the exit). */
-interface Landings {
+export interface Landings {
   to: number[];
   /** No catch_all on the way: it may also leave the function. */
   escapes: boolean;
+}
+
+/**
+ * Where an exception thrown at instruction i of `body` may go, as the CFG's
+ * exception edges have it (conservative: more handlers, never fewer).
+ * `to`: the instruction each handler starts at (the one after a catch or
+ * catch_all; the landing of a try_table catch's label), -1 where a try_table
+ * catch names the function's label (the function returns); `escapes`: no
+ * catch_all on the way, so it may also leave the function. Any instruction
+ * may be asked, not only a throwing one: at the first instruction of a range,
+ * the handlers around the range (outline asks where a call it puts there
+ * would throw to).
+ */
+export function exceptionLandings(body: Body, i: number): Landings {
+  return throwLandings(controlTree(body), i);
 }
 
 /** The handlers an exception thrown at instruction i may reach (see the header). */
