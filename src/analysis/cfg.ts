@@ -82,6 +82,8 @@ export class Cfg {
   readonly rpo: Int32Array;
   /** Per node: its position in rpo, -1 if unreachable. */
   readonly rpoIndex: Int32Array;
+  /** The landings of the throwing instructions that have exception edges (see exceptionLandings). */
+  private readonly landings: Map<number, Landings>;
 
   constructor(readonly body: Body) {
     const tree = (this.tree = controlTree(body));
@@ -209,6 +211,12 @@ export class Cfg {
     this.pred = pred;
     this.rpo = order;
     this.rpoIndex = index;
+    this.landings = landings;
+  }
+
+  /** exceptionLandings(body, i), from the edges already found where i has some. */
+  exceptionLandings(i: number): Landings {
+    return this.landings.get(i) ?? throwLandings(this.tree, i);
   }
 
   successors(v: number): Int32Array {
@@ -236,9 +244,9 @@ export class Cfg {
 
 /** Where an exception thrown at an instruction may go: handler starts (instruction indices, -1 for the exit). */
 export interface Landings {
-  to: number[];
+  readonly to: readonly number[];
   /** No catch_all on the way: it may also leave the function. */
-  escapes: boolean;
+  readonly escapes: boolean;
 }
 
 /**
@@ -253,7 +261,7 @@ export interface Landings {
  * would throw to).
  */
 export function exceptionLandings(body: Body, i: number): Landings {
-  return throwLandings(controlTree(body), i);
+  return cfgOf(body).exceptionLandings(i);
 }
 
 /** The handlers an exception thrown at instruction i may reach (see the header). */
