@@ -298,6 +298,25 @@ test("outline refuses a try_table whose catch label lies outside the sequence, a
   sameInBinaryen(r2.input, r2.binary);
 });
 
+// ---- 4. handler entries ----
+
+test("outline takes a sequence starting at a catch's first instruction: the tag's values come in as parameters", async () => {
+  // the catch itself is an arm boundary no sequence holds; what it pushes is an ordinary stack input
+  const fn = (name: string, k: number) => `(func $${name} (export "${name}") (param i32 i32) (result i32) (local i32)
+    try (result i32)
+      local.get 0 call $g local.get 0 i32.const ${k} i32.add
+    catch $e
+      i32.const 77 i32.mul local.set 2 ${SEQ(2, 1, 2)} local.get 2
+    end)`;
+  const wat = `(module ${THROWER} ${fn("a", 1)} ${fn("b", 2)} ${fn("c", 3)})`;
+  const { input, binary, m, added } = await run(wat);
+  // the new function starts with the handler's first instruction, on its first parameter: local.get 0 i32.const 77
+  const startsAtHandler = (f: Func) => f.body!.ops[0] === idOf("local.get") && f.body!.imm[f.body!.immStart[0]!] === 0 &&
+    f.body!.ops[1] === idOf("i32.const") && f.body!.imm[f.body!.immStart[1]!] === 77;
+  assert.ok(added.some((f) => startsAtHandler(f) && paramsOf(m, f).length >= 2 && !hasOp(f, "catch")), "the handler's code is outlined from its first instruction");
+  sameInV8(input, binary, ["a", "b", "c"]);
+});
+
 // ---- 3. exnref in the signature ----
 
 test("outline passes an exnref local to the new function", async () => {
