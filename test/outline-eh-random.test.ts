@@ -4,9 +4,9 @@
 // delegate/rethrow or in try_table, whose handlers read and write the same
 // locals. Repeats are everywhere, so outline (hot code included) moves much
 // of it; every export must give the same results and let out the same
-// exceptions before and after. Legacy modules run in V8; try_table ones in
-// binaryen's interpreter (Node 20's V8 cannot run them). More seeds:
-// OUTLINE_EH_SEEDS=N.
+// exceptions before and after; the legacy ones also after fold-blocks.
+// Legacy modules run in V8; try_table ones in binaryen's interpreter (Node
+// 20's V8 cannot run them). More seeds: OUTLINE_EH_SEEDS=N.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -44,7 +44,8 @@ function generator(seed: number, standard: boolean) {
     const out: string[] = [];
     for (let k = 0; k < n; k++) {
       const r = pick(open.length >= 3 ? 2 : 6);
-      if (r <= 1) out.push(pool[pick(pool.length)]!);
+      // a chunk alone, or as a block (a region fold-blocks may fold)
+      if (r <= 1) out.push(pick(2) === 0 ? pool[pick(pool.length)]! : `block ${pool[pick(pool.length)]!} end`);
       else if (standard) {
         const c = 2 + pick(LOCALS - 2);
         out.push(pick(2) === 0
@@ -107,7 +108,18 @@ function binaryenOutcomes(bytes: Uint8Array): string {
 
 const seeds = Number(process.env["OUTLINE_EH_SEEDS"] ?? 0);
 
-for (const [standard, count] of [[false, seeds || 40], [true, seeds ? Math.ceil(seeds / 8) : 3]] as const) {
+test(`fold-blocks on random legacy try modules: same results and exceptions (${seeds || 40} seeds)`, async () => {
+  let changed = 0;
+  for (let seed = 1; seed <= (seeds || 40); seed++) {
+    const input = await parse(generator(seed * 7919, false));
+    const { binary, report } = optimize(input, { passes: ["fold-blocks"], checked: true, outlineHot: true });
+    if ((report.passes[0]!.stats?.sitesReplaced ?? 0) > 0) changed++;
+    assert.deepEqual(v8Outcomes(binary), v8Outcomes(input), `seed ${seed}`);
+  }
+  assert.ok(changed >= (seeds || 40) / 2, `folded in ${changed} modules`);
+});
+
+for (const [standard, count] of [[false, seeds || 40], [true, seeds ? Math.ceil(seeds / 8) : 2]] as const) {
   test(`outline on random ${standard ? "try_table" : "legacy try"} modules: same results and exceptions (${count} seeds)`, async () => {
     let changed = 0;
     let threw = 0;
