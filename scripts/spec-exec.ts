@@ -3,12 +3,13 @@
 // variant, and compares the outcomes (see test/spec/exec.ts).
 //
 //   node dist/scripts/spec-exec.js [--dir core|custom|legacy|proposals|proposals/NAME|all|FILE.wast]
-//       [--variants none,default,PASS,NAME@TARGET,...] [--jobs N] [--timeout SECONDS] [--verbose] [--no-cache]
+//       [--variants none,default,PASS,NAME@TARGET,NAME+hot,...] [--jobs N] [--timeout SECONDS] [--verbose] [--no-cache]
 //
 // Variants: "none" (the identity pipeline, passes: []), each registered pass
 // alone, and "default" (the default pipeline); all of them unless --variants
 // says otherwise. Variants optimize with target "raw"; "NAME@TARGET" (e.g.
-// "default@balanced") judges by another size target. The scripts run in
+// "default@balanced") judges by another size target; "NAME+hot" (e.g.
+// "outline+hot@balanced") outlines hot code too. The scripts run in
 // child processes started with the V8 flags of Node 20 that enable the
 // proposals the suite uses.
 //
@@ -40,7 +41,7 @@ import {
 import { findSuiteDir, groupRank, selectFiles } from "../test/spec/run-spec.js";
 
 const USAGE =
-  "usage: node dist/scripts/spec-exec.js [--dir core|custom|legacy|proposals|proposals/NAME|all|FILE.wast] [--variants none,default,PASS,NAME@TARGET,...] [--jobs N] [--timeout SECONDS] [--verbose] [--no-cache]";
+  "usage: node dist/scripts/spec-exec.js [--dir core|custom|legacy|proposals|proposals/NAME|all|FILE.wast] [--variants none,default,PASS,NAME@TARGET,NAME+hot,...] [--jobs N] [--timeout SECONDS] [--verbose] [--no-cache]";
 
 interface Args {
   dir: string;

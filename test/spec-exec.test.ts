@@ -20,6 +20,7 @@ import {
   parseIntBits,
   runInChildren,
   summarizeExec,
+  variantByName,
   type ExecResult,
 } from "./spec/exec.js";
 import { findSuiteDir, selectFiles } from "./spec/run-spec.js";
@@ -230,4 +231,11 @@ test("executor literals: integers wrap, floats round correctly (ties to even, su
     dv.setFloat64(0, Number(s));
     assert.equal(parseFloatBits(s, F64), dv.getBigUint64(0), s);
   }
+});
+
+test("variant names: NAME@TARGET judges by another target, NAME+hot outlines hot code too", () => {
+  assert.deepEqual(variantByName("outline"), { name: "outline", passes: ["outline"] });
+  assert.deepEqual(variantByName("outline+hot@balanced"), { name: "outline+hot@balanced", passes: ["outline"], outlineHot: true, target: "balanced" });
+  assert.deepEqual(variantByName("default+hot"), { name: "default+hot", passes: undefined, outlineHot: true });
+  assert.throws(() => variantByName("nosuchpass+hot"), /unknown variant/);
 });

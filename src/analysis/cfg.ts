@@ -82,6 +82,8 @@ export class Cfg {
   readonly rpo: Int32Array;
   /** Per node: its position in rpo, -1 if unreachable. */
   readonly rpoIndex: Int32Array;
+  /** The landings of the throwing instructions that have exception edges (see exceptionLandings). */
+  private readonly landings: Map<number, Landings>;
 
   constructor(readonly body: Body) {
     const tree = (this.tree = controlTree(body));
@@ -209,6 +211,12 @@ export class Cfg {
     this.pred = pred;
     this.rpo = order;
     this.rpoIndex = index;
+    this.landings = landings;
+  }
+
+  /** exceptionLandings(body, i), from the edges already found where i has some. */
+  exceptionLandings(i: number): Landings {
+    return this.landings.get(i) ?? throwLandings(this.tree, i);
   }
 
   successors(v: number): Int32Array {
@@ -235,10 +243,25 @@ export class Cfg {
 }
 
 /** Where an exception thrown at an instruction may go: handler starts (instruction indices, -1 for the exit). */
-interface Landings {
-  to: number[];
+export interface Landings {
+  readonly to: readonly number[];
   /** No catch_all on the way: it may also leave the function. */
-  escapes: boolean;
+  readonly escapes: boolean;
+}
+
+/**
+ * Where an exception thrown at instruction i of `body` may go, as the CFG's
+ * exception edges have it (conservative: more handlers, never fewer).
+ * `to`: the instruction each handler starts at (the one after a catch or
+ * catch_all; the landing of a try_table catch's label), -1 where a try_table
+ * catch names the function's label (the function returns); `escapes`: no
+ * catch_all on the way, so it may also leave the function. Any instruction
+ * may be asked, not only a throwing one: at the first instruction of a range,
+ * the handlers around the range (outline asks where a call it puts there
+ * would throw to).
+ */
+export function exceptionLandings(body: Body, i: number): Landings {
+  return cfgOf(body).exceptionLandings(i);
 }
 
 /** The handlers an exception thrown at instruction i may reach (see the header). */

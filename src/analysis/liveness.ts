@@ -36,6 +36,12 @@ export interface Liveness {
    * the next access of x is then known without a search.
    */
   liveAfterAccess(q: number, i: number, x: number): boolean;
+  /**
+   * True if local x may be read from instruction i on, before being
+   * overwritten (live on entry to i): for a handler's first instruction, may
+   * the handler read x.
+   */
+  liveBefore(i: number, x: number): boolean;
 }
 
 /**
@@ -142,6 +148,16 @@ class FuncLiveness implements Liveness {
 
   liveAfterAccess(q: number, i: number, x: number): boolean {
     return this.liveFrom(i, x, this.nextAccess[q]!);
+  }
+
+  liveBefore(i: number, x: number): boolean {
+    const { ops, imm, immStart: st } = this.body;
+    const b = this.bbOf[i]!;
+    const end = this.bbStart[b + 1]!;
+    for (let j = i; j < end; j++) {
+      if ((ops[j] === LOCAL_GET || ops[j] === LOCAL_SET || ops[j] === LOCAL_TEE) && imm[st[j]!] === x) return ops[j] === LOCAL_GET;
+    }
+    return this.liveFrom(end - 1, x, -1);
   }
 
   /** Whether x, next accessed at j (-1: never) after i, is live after i. */

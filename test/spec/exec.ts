@@ -49,6 +49,8 @@ export interface Variant {
   name: string;
   passes: string[] | undefined;
   target?: SizeTarget;
+  /** Outline hot code too (the `outlineHot` option): the spec scripts' code is mostly hot by the static estimate. */
+  outlineHot?: boolean;
 }
 
 /** The identity pipeline (`passes: []`). */
@@ -59,7 +61,8 @@ export const DEFAULT: Variant = { name: "default", passes: undefined };
 /**
  * By name: "none" (passes: []), "default" (the default pipeline), or a
  * registered pass run alone; "NAME@TARGET" judges by another size target
- * than raw (e.g. "default@balanced").
+ * than raw (e.g. "default@balanced"); "NAME+hot" outlines hot code too
+ * (e.g. "outline+hot@balanced").
  */
 export function variantByName(name: string): Variant {
   const at = name.indexOf("@");
@@ -68,6 +71,7 @@ export function variantByName(name: string): Variant {
     if (!SIZE_TARGETS.includes(target as SizeTarget)) throw new Error(`unknown size target in variant ${JSON.stringify(name)} (${SIZE_TARGETS.join(", ")})`);
     return { ...variantByName(name.slice(0, at)), name, target: target as SizeTarget };
   }
+  if (name.endsWith("+hot")) return { ...variantByName(name.slice(0, -4)), name, outlineHot: true };
   if (name === "none") return NONE;
   if (name === "default") return DEFAULT;
   if (!listPasses().some((p) => p.name === name)) throw new Error(`unknown variant ${JSON.stringify(name)} (none, default, or a registered pass: ${listPasses().map((p) => p.name).join(", ")})`);
@@ -1521,7 +1525,7 @@ export async function execScript(path: string, suiteDir: string, options: ExecOp
       let out = cache.get(orig.bytes);
       if (!out) {
         try {
-          out = { bytes: optimize(orig.bytes, { passes: v.passes, target: v.target ?? "raw", measures: nodeMeasures }).binary };
+          out = { bytes: optimize(orig.bytes, { passes: v.passes, target: v.target ?? "raw", measures: nodeMeasures, outlineHot: v.outlineHot }).binary };
           result.optimized++;
           if (!sameBytes(out.bytes, orig.bytes)) {
             result.changed++;

@@ -88,8 +88,7 @@ export class RegionCache {
       const { func } = info;
       const hot = o.hot && o.hot.isHotFunction(func) ? o.hot : null;
       const found = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(func, i) : null);
-      if (!found) info = null; // exception handlers: left alone
-      else if ((regions = found).length > 0) hashes = prefixHashes(info.body, info.localTypes);
+      if ((regions = found).length > 0) hashes = prefixHashes(info.body, info.localTypes);
     }
     const e: FuncRegions = { body: f.body, typeIndex: f.typeIndex, locals: f.locals, info, regions, hashes };
     this.byFunc.set(f, e);

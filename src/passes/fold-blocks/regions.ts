@@ -9,6 +9,7 @@ import { Eff, Imm, OPS, idOf } from "../../binary/opcodes/index.js";
 import { OP_EFFECTS } from "../../analysis/effects.js";
 import type { Body } from "../../ir/body.js";
 import { controlTree, type ControlTree } from "../../analysis/control-tree.js";
+import { exceptionLandings } from "../../analysis/cfg.js";
 
 export const BLOCK = idOf("block");
 export const LOOP = idOf("loop");
@@ -19,7 +20,7 @@ const BR_TABLE = idOf("br_table");
 /**
  * Effect bits of instructions that leave the function (return, return_call*,
  * throw*, unreachable): the end of the enclosing code is never reached by
- * falling through. (rethrow is among them but never met: it makes the function a HANDLER one.)
+ * falling through. (rethrow is among them but never in a region: see HANDLER.)
  */
 const EXITS = Eff.RETURN | Eff.THROW | Eff.TRAP_UNREACHABLE;
 
@@ -41,7 +42,7 @@ const LABEL_WORD: Int32Array = (() => {
 })();
 
 /** What the scan does with each op (one table lookup per instruction). */
-const PLAIN = 0, OPEN = 1, ELSE_ = 2, END_ = 3, RETURNS = 4, BRANCH_TABLE = 5, BRANCH = 6, HANDLER = 7;
+const PLAIN = 0, OPEN = 1, ELSE_ = 2, END_ = 3, RETURNS = 4, BRANCH_TABLE = 5, BRANCH = 6;
 const CLASS = new Uint8Array(OPS.length);
 for (let op = 0; op < OPS.length; op++) if (LABEL_WORD[op]! >= 0) CLASS[op] = BRANCH;
 CLASS[BLOCK] = CLASS[LOOP] = CLASS[IF] = OPEN;
@@ -49,9 +50,21 @@ CLASS[ELSE] = ELSE_;
 CLASS[END] = END_;
 CLASS[BR_TABLE] = BRANCH_TABLE;
 for (let op = 0; op < OPS.length; op++) if (OP_EFFECTS[op]! & Eff.RETURN) CLASS[op] = RETURNS;
-// exception handlers see locals written before a throw: functions with them are left alone
+// try and try_table open a construct, catch and catch_all start an arm, delegate ends one
+CLASS[idOf("try")] = CLASS[idOf("try_table")] = OPEN;
+CLASS[idOf("catch")] = CLASS[idOf("catch_all")] = ELSE_;
+CLASS[idOf("delegate")] = END_;
+/**
+ * Per op: 1 for the handler constructs and what names them (try, try_table,
+ * catch, catch_all, delegate, rethrow): no region holds one. A region in a
+ * try body could write a local a handler reads before it throws (in the new
+ * function the write lands in its own local), so regions inside a handler's
+ * scope are left out too (findRegions); outside every scope an exception
+ * leaves the function, and its locals die with it.
+ */
+const HANDLER = new Uint8Array(OPS.length);
 OPS.forEach((d, op) => {
-  if (d.imms.includes(Imm.Catches) || d.feature === "exceptions-legacy") CLASS[op] = HANDLER;
+  if (d.imms.includes(Imm.Catches) || d.feature === "exceptions-legacy") HANDLER[op] = 1;
 });
 
 export type RegionKind = "construct" | "arm";
@@ -94,12 +107,12 @@ interface Frame {
 }
 
 /**
- * The self-contained regions of `body`: no branch leaves them, and one that
- * returns never falls through. `isHot(i)` marks instructions to keep out of
- * any region. Regions shorter than `minCount` instructions are not listed.
- * Null if the function uses exception handlers (it is then left alone).
+ * The self-contained regions of `body`: no branch leaves them, one that
+ * returns never falls through, none holds a handler construct or lies in a
+ * handler's scope (see HANDLER). `isHot(i)` marks instructions to keep out
+ * of any region. Regions shorter than `minCount` instructions are not listed.
  */
-export function findRegions(body: Body, minCount: number, isHot: ((i: number) => boolean) | null): Region[] | null {
+export function findRegions(body: Body, minCount: number, isHot: ((i: number) => boolean) | null): Region[] {
   const { ops, imm, immStart } = body;
   const tree = controlTree(body);
   const { constructOf, depth: depthOf } = tree;
@@ -110,7 +123,6 @@ export function findRegions(body: Body, minCount: number, isHot: ((i: number) =>
   for (let i = 0; i < n; i++) {
     const op = ops[i]!;
     const cls = CLASS[op]!;
-    if (cls === HANDLER) return null;
     const c = constructOf[i]!;
     // open constructs around i: an opening instruction runs in its parent
     const depth = cls === OPEN ? depthOf[c]! - 1 : depthOf[c]!;
@@ -127,9 +139,11 @@ export function findRegions(body: Body, minCount: number, isHot: ((i: number) =>
       f.hot = f.armHot = f.thenHot = false;
       f.targeted = f.thenTargeted = false;
       f.loops = tree.loopDepth[c]! - (op === LOOP ? 1 : 0);
+      if (HANDLER[op] === 1) f.hot = f.armHot = true;
       continue;
     }
     if (!top) continue; // code at function level belongs to no region
+    if (HANDLER[op] === 1) top.hot = top.armHot = true;
     switch (cls) {
       case ELSE_:
         top.elseAt = i;
@@ -138,7 +152,7 @@ export function findRegions(body: Body, minCount: number, isHot: ((i: number) =>
         top.thenHot = top.armHot;
         top.armMin = top.start;
         top.armReturns = false;
-        top.armHot = false;
+        top.armHot = HANDLER[op] === 1;
         break;
       case END_: {
         closeFrame(body, top, i, minCount, out);
@@ -164,7 +178,7 @@ export function findRegions(body: Body, minCount: number, isHot: ((i: number) =>
         branchTo(tree, stack, top, tree.target(i, imm[immStart[i]! + LABEL_WORD[op]!]!));
     }
   }
-  return out;
+  return tree.hasHandlers ? out.filter((r) => exceptionLandings(body, r.start).to.length === 0) : out;
 }
 
 function newFrame(): Frame {

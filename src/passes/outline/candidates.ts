@@ -18,7 +18,7 @@ import { idOf } from "../../binary/opcodes/index.js";
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import type { Body } from "../../ir/body.js";
 import type { Module } from "../../ir/module.js";
-import { EXTERNREF, FUNCREF, heapOf, isNullable, isNumeric, isRef, type ValType } from "../../ir/types.js";
+import { EXNREF, EXTERNREF, FUNCREF, heapOf, isNullable, isNumeric, isRef, type ValType } from "../../ir/types.js";
 import { KIND_FUNC } from "../../analysis/typecontext.js";
 import type { ModuleEnv } from "../../analysis/module-env.js";
 import { CodeValidator } from "../../analysis/validate-code.js";
@@ -26,6 +26,7 @@ import { liveness, type Corpus } from "./corpus.js";
 import type { SignaturePlan } from "../../extract/new-function.js";
 import type { Exit } from "../../extract/call-site.js";
 import { benefitOf, calleeEntryBytes, OutlineCost, repeatMayPay } from "./cost.js";
+import { siteKeepsHandlers } from "./exceptions.js";
 
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
@@ -97,6 +98,8 @@ export interface EvalContext {
   typedFuncRefs: boolean;
   multiValue: boolean;
   tailCalls: boolean;
+  /** Whether a new signature may name exnref (the input uses or declares exception handling and reference types). */
+  exnRefs: boolean;
   /** Bytes a name-section entry for a new function costs (0 without a name section). */
   nameCost: (funcIndex: number) => number;
   /** Signatures of the new functions chosen so far in this round. */
@@ -105,8 +108,8 @@ export interface EvalContext {
   nextFunc: number;
 }
 
-function allowedType(t: ValType): boolean {
-  return isNumeric(t) || t === FUNCREF || t === EXTERNREF;
+function allowedType(ctx: EvalContext, t: ValType): boolean {
+  return isNumeric(t) || t === FUNCREF || t === EXTERNREF || (t === EXNREF && ctx.exnRefs);
 }
 
 /** Type `t` of a value the sequence leaves on the stack as a new signature may name it (see EvalContext.typedFuncRefs). */
@@ -311,14 +314,14 @@ export class Evaluator {
     // signature from the first occurrence, as evaluate's typing found it
     const typer = this.typer;
     const S = this.legalInputs[legal]!;
-    for (let k = 0; k < S; k++) if (!allowedType(typer.inputsRev[k]!)) return;
+    for (let k = 0; k < S; k++) if (!allowedType(ctx, typer.inputsRev[k]!)) return;
     const nStackResults = kind === NORMAL ? this.legalSp[legal]! : 0;
     // plan refuses more results than this, and the stack results are among them
     if (kind === NORMAL && nStackResults > (ctx.multiValue ? MAX_RESULTS : 1)) return;
     const stackResults: ValType[] = [];
     for (let k = 0; k < nStackResults; k++) {
       const t = this.legalVals[legal * MAX_RESULTS + k]!;
-      if (!allowedType(t)) return;
+      if (!allowedType(ctx, t)) return;
       stackResults.push(t);
     }
     const stripReturn = this.legalStrip[legal] === 1;
@@ -488,16 +491,18 @@ export class Evaluator {
     const sorted = this.sortedPositions(positions, lo, hi);
     const occ = (this.occ = ensure(this.occ, size));
     const keptBytes = (this.keptBytes = ensure(this.keptBytes, size));
-    // copies that overlap an earlier one are left out
+    // copies that overlap an earlier one are left out, and those a handler of their host could tell apart
+    const corpus = this.ctx.corpus;
     let nKeep = 0;
     let end = -1;
     for (let m = 0; m < size; m++) {
       const p = sorted[m]!;
-      if (p >= end) {
-        occ[nKeep] = p;
-        keptBytes[nKeep++] = psize[p + len]! - psize[p]!;
-        end = p + len;
-      }
+      if (p < end) continue;
+      const info = corpus.infos[corpus.funcAt[p]!]!;
+      if (corpus.handlers && !siteKeepsHandlers(info, p - info.start, len, kind === RET, this.ctx.tailCalls)) continue;
+      occ[nKeep] = p;
+      keptBytes[nKeep++] = psize[p + len]! - psize[p]!;
+      end = p + len;
     }
     if (nKeep < 2) return;
     const stride = Math.max(1, localOps);
@@ -646,7 +651,7 @@ export class Evaluator {
     const corpus = ctx.corpus;
     const info = corpus.infos[corpus.funcAt[occ[0]!]!]!;
     const i0 = occ[0]! - info.start;
-    for (let c = 0; c < nc; c++) if (!allowedType(info.localTypes[xsAll[c]!]!)) return null;
+    for (let c = 0; c < nc; c++) if (!allowedType(ctx, info.localTypes[xsAll[c]!]!)) return null;
     this.localRoles(info.body, i0, len);
     if (!this.mayPay(bytes, nOcc, xsAll, stride, nc, kind, stackParams.length, stripReturn)) return null;
     const occs = new Int32Array(nOcc);
@@ -666,7 +671,7 @@ export class Evaluator {
     const params = withTypesOf(stackParams, paramLocals, canonTypes);
     const results = kind === NORMAL ? withTypesOf(stackResults, resultLocals, canonTypes) : kind === RET ? withTypesOf(info.results, [], canonTypes) : [];
     if (kind === NORMAL && results.length > (ctx.multiValue ? MAX_RESULTS : 1)) return null;
-    if (!results.every(allowedType)) return null;
+    if (!results.every((t) => allowedType(ctx, t))) return null;
     const { newIndex, locals } = calleeLocals(nc, stackParams.length, paramLocals, canonTypes);
     const c: Candidate = {
       len,

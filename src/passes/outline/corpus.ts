@@ -5,7 +5,7 @@
 // same symbols (the locals are matched up per candidate later). Code the
 // outliner must not touch gets unique symbols: unreachable code, hot
 // instructions, and whole functions with instructions outline has not been
-// taught (exceptions, GC: see OUTLINE_OPS).
+// taught (GC, call_ref: see OUTLINE_OPS).
 
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { bodyOf } from "../../binary/reader.js";
@@ -19,24 +19,25 @@ import { stackHeights } from "../../analysis/body-typing.js";
 import { computeLiveness, type Liveness } from "../../analysis/liveness.js";
 import { instrSize } from "../../analysis/sizes.js";
 
-const ELSE = idOf("else");
-const END = idOf("end");
-/** Per op: 1 for control instructions (a sequence cannot simply grow to the left over them). */
+const TRY = idOf("try");
+const TRY_TABLE = idOf("try_table");
+/** Arm boundaries and ends: they start reachable code again, so they keep their symbol after unreachable code. */
+const BOUNDARY = opSet(["else", "end", "catch", "catch_all", "delegate"]);
 /**
  * Per op: 1 if outline may move it. Instructions with a fixed signature
- * (numeric, vector, memory, atomics) and the MVP-era control, variable,
- * table and reference instructions; not exceptions nor GC, call_ref and the
- * branches on references, which outline has not been taught. A function
- * that uses one is left out of the corpus. (Liveness sees a handler's reads;
- * what outline lacks for exceptions is a check that no local the moved code
- * writes before a call that may throw is read in a handler of the host: in
- * the new function that write would land in the callee's local.)
+ * (numeric, vector, memory, atomics), the MVP-era control, variable, table
+ * and reference instructions, and exception handling, standard and legacy
+ * (the sites a handler of the host could tell apart are refused per site:
+ * exceptions.ts); not GC, call_ref and the branches on references, which
+ * outline has not been taught. A function that uses one is left out of the
+ * corpus.
  */
 const OUTLINE_OPS = opSet([
   "unreachable", "nop", "block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "call", "call_indirect",
   "return_call", "return_call_indirect", "drop", "select", "select_t", "local.get", "local.set", "local.tee", "global.get",
   "global.set", "table.get", "table.set", "table.size", "table.grow", "table.fill", "table.copy", "table.init", "elem.drop",
   "memory.size", "memory.grow", "memory.init", "memory.copy", "memory.fill", "data.drop", "ref.null", "ref.is_null", "ref.func",
+  "try", "catch", "catch_all", "delegate", "rethrow", "throw", "throw_ref", "try_table",
 ]);
 for (const d of OPS) if (d.sig !== undefined) OUTLINE_OPS[d.id!] = 1;
 
@@ -45,7 +46,16 @@ function outlineUnderstands(body: Body): boolean {
   return true;
 }
 
-const CONTROL = opSet(["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select"]);
+/** Per op: 1 for control instructions (a sequence cannot simply grow to the left over them). */
+const CONTROL = opSet(["block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable", "return_call", "return_call_indirect", "drop", "select",
+  "try", "catch", "catch_all", "delegate", "rethrow", "throw", "throw_ref", "try_table"]);
+/**
+ * Per op: 1 for the instructions that can make a site refused by
+ * exceptions.ts when a sequence grows over them (a local write before a
+ * throw, a throw under a tail call): not plain where some function has
+ * handlers.
+ */
+const HANDLER_SENSITIVE = opSet(["local.set", "local.tee", "call", "call_indirect"]);
 
 export interface FuncInfo {
   /** Position in m.functions. */
@@ -78,6 +88,8 @@ export interface Corpus {
    * wherever they point inside the copy (Baker's prev encoding).
    */
   localPrev: Int32Array;
+  /** Some function of the corpus has exception handlers (try, try_table). */
+  handlers: boolean;
 }
 
 export function liveness(info: FuncInfo): Liveness | null {
@@ -131,6 +143,8 @@ interface FuncFacts {
   /** Per instruction: encoded size. */
   sizes: Int32Array;
   liveness: Liveness | null | undefined;
+  /** The body has a try or try_table. */
+  handlers: boolean;
 }
 
 /**
@@ -200,14 +214,16 @@ export class CorpusCache {
     const n = body.count - 1;
     const ids = new Int32Array(height ? n : 0);
     const sizes = new Int32Array(height ? n : 0);
+    let handlers = false;
     if (height) {
       for (let i = 0; i < n; i++) {
         sizes[i] = instrSize(body, i);
         const op = body.ops[i]!;
-        ids[i] = height[i]! < 0 && op !== END && op !== ELSE ? -1 : this.intern(body, i, localTypes);
+        if (op === TRY || op === TRY_TABLE) handlers = true;
+        ids[i] = height[i]! < 0 && BOUNDARY[op] === 0 ? -1 : this.intern(body, i, localTypes);
       }
     }
-    const facts: FuncFacts = { body, typeIndex: f.typeIndex, locals: f.locals, localTypes, height, ids, sizes, liveness: undefined };
+    const facts: FuncFacts = { body, typeIndex: f.typeIndex, locals: f.locals, localTypes, height, ids, sizes, liveness: undefined, handlers };
     this.facts.set(f, facts);
     return facts;
   }
@@ -217,6 +233,7 @@ export function buildCorpus(m: Module, env: ModuleEnv, hot: HotCode | undefined,
   const infos: FuncInfo[] = [];
   const facts: FuncFacts[] = [];
   let total = 0;
+  let handlers = false;
   for (let fi = 0; fi < m.functions.length; fi++) {
     const f = m.functions[fi]!;
     const ff = cache.factsOf(m, env, m.numImportedFuncs + fi);
@@ -224,6 +241,7 @@ export function buildCorpus(m: Module, env: ModuleEnv, hot: HotCode | undefined,
     const body = ff.body;
     infos.push({ index: fi, func: f, body, localTypes: ff.localTypes, results: env.ctx.results[f.typeIndex] ?? [], start: total, facts: ff });
     facts.push(ff);
+    handlers ||= ff.handlers;
     total += body.count; // count - 1 instructions + 1 separator
   }
   const s = new Int32Array(total);
@@ -271,13 +289,20 @@ export function buildCorpus(m: Module, env: ModuleEnv, hot: HotCode | undefined,
     s[sep] = next++;
   }
   psize[total] = acc;
-  return { s, alphabet: next, funcAt, infos, psize, localX, localPrev };
+  return { s, alphabet: next, funcAt, infos, psize, localX, localPrev, handlers };
 }
 
-/** True if position q holds an instruction a sequence may be extended over to the left without changing its legality (not control; not drop/select, whose input type is open). */
+/**
+ * True if position q holds an instruction a sequence may be extended over to
+ * the left without changing its legality nor which of its sites may be
+ * taken (not control; not drop/select, whose input type is open; where
+ * some function has handlers, not a local write or call: see
+ * HANDLER_SENSITIVE).
+ */
 export function plainAt(c: Corpus, q: number): boolean {
   const k = c.funcAt[q]!;
   if (k < 0) return false;
   const info = c.infos[k]!;
-  return CONTROL[info.body.ops[q - info.start]!] === 0;
+  const op = info.body.ops[q - info.start]!;
+  return CONTROL[op] === 0 && !(c.handlers && HANDLER_SENSITIVE[op] === 1);
 }

@@ -61,6 +61,7 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
   const tailCalls = mayIntroduce(m, options, "tail-call");
   // wasm-opt's "gc" covers typed function references
   const typedFuncRefs = mayIntroduce(m, options, "gc");
+  const exnRefs = mayIntroduce(m, options, "exception-handling") && mayIntroduce(m, options, "reference-types");
   const judge = options?.judge?.compressed ? options.judge : null;
   // whole-module judgements left: each compresses the whole file (brotli q11 on
   // 1 MB takes about half a second), so the budget shrinks as files grow
@@ -82,6 +83,7 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
       typedFuncRefs,
       multiValue,
       tailCalls,
+      exnRefs,
       nameCost: m.names ? (i) => nameEntryBytes(i, `outlined$${stats.functions + 999}`.length) : () => 0,
       signatures: new SignaturePlan(m),
       nextFunc: m.numImportedFuncs + m.functions.length,
