@@ -22,6 +22,7 @@ import { computeLiveness } from "../src/analysis/liveness.js";
 import { optimize } from "../src/index.js";
 import { EXNREF } from "../src/ir/types.js";
 import type { Func, Module } from "../src/ir/module.js";
+import { SEQ, paramsOf } from "./outline-shared.js";
 
 async function run(wat: string, extra: Record<string, unknown> = {}) {
   const input = await parse(wat);
@@ -43,14 +44,7 @@ const writeBeforeCall = (f: Func) => {
   }
   return false;
 };
-const paramsOf = (m: Module, f: Func) => (m.types[f.typeIndex]!.composite as { params: number[] }).params;
 
-/** A computation on locals x, y into t; long enough that outlining it pays. */
-const SEQ = (x: number, y: number, t: number) => `
-    local.get ${x} local.get ${y} i32.mul i32.const 12345 i32.add local.set ${t}
-    local.get ${t} local.get ${t} i32.const 7 i32.shl i32.xor local.set ${t}
-    local.get ${t} i32.const 99 i32.rotl local.get ${x} i32.sub local.set ${t}
-    local.get ${t} i32.const 17 i32.shr_u local.get ${y} i32.xor local.set ${t}`;
 
 /** The tag (exported as "e") and $g, which throws its argument when it is odd. */
 const THROWER = `(tag $e (export "e") (param i32))

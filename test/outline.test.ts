@@ -23,6 +23,7 @@ import type { HotCode } from "../src/passes/pass.js";
 import { F64, FUNCREF, I32, I64, refType } from "../src/ir/types.js";
 import { checkFixture, describeFailures, listFixtures } from "./oracle/c-programs.js";
 import { exportsOf, sameBehaviour } from "./behaviour.js";
+import { SEQ, paramsOf, resultsOf } from "./outline-shared.js";
 
 async function run(wat: string, extra: Record<string, unknown> = {}) {
   const input = await parse(wat);
@@ -34,15 +35,7 @@ async function run(wat: string, extra: Record<string, unknown> = {}) {
 }
 
 const hasOp = (f: Func, name: string) => Array.from(f.body!.ops.subarray(0, f.body!.count)).includes(idOf(name));
-const resultsOf = (m: Module, f: Func) => (m.types[f.typeIndex]!.composite as { results: number[] }).results;
-const paramsOf = (m: Module, f: Func) => (m.types[f.typeIndex]!.composite as { params: number[] }).params;
 
-/** A computation on locals x, y into t; long enough that outlining it pays. */
-const SEQ = (x: number, y: number, t: number) => `
-    local.get ${x} local.get ${y} i32.mul i32.const 12345 i32.add local.set ${t}
-    local.get ${t} local.get ${t} i32.const 7 i32.shl i32.xor local.set ${t}
-    local.get ${t} i32.const 99 i32.rotl local.get ${x} i32.sub local.set ${t}
-    local.get ${t} i32.const 17 i32.shr_u local.get ${y} i32.xor local.set ${t}`;
 
 const ARGS: unknown[][] = [[0, 0], [1, 2], [12345, -7], [-1, 99999]];
 
