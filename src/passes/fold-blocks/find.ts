@@ -81,14 +81,14 @@ export class RegionCache {
     const f = m.functions[pos]!;
     const old = this.byFunc.get(f);
     if (old && old.body === f.body && old.typeIndex === f.typeIndex && old.locals === f.locals) return old;
-    let info = funcInfo(m, pos);
+    const info = funcInfo(m, pos);
     let regions: Region[] = [];
     let hashes: Int32Array | null = null;
     if (info) {
       const { func } = info;
       const hot = o.hot && o.hot.isHotFunction(func) ? o.hot : null;
-      const found = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(func, i) : null);
-      if ((regions = found).length > 0) hashes = prefixHashes(info.body, info.localTypes);
+      regions = findRegions(info.body, MIN_INSTRUCTIONS, hot ? (i) => hot.isHotInstruction(func, i) : null);
+      if (regions.length > 0) hashes = prefixHashes(info.body, info.localTypes);
     }
     const e: FuncRegions = { body: f.body, typeIndex: f.typeIndex, locals: f.locals, info, regions, hashes };
     this.byFunc.set(f, e);

@@ -93,7 +93,7 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
     // too (every size is compared with <=): compared with the chosen one
     // alone, a loser is often refused on its first measure (under balanced
     // on its raw length), where against the base it needed all of them
-    if (!dominates(judge, best.order ? bestBytes : base, bytes)) return;
+    if (!dominates(judge, bestBytes, bytes)) return;
     best = { name, order, tried: best.tried };
     bestBytes = bytes;
   });

@@ -75,7 +75,7 @@ export class OrderedWrites {
 
   /** The base with the defined functions in `order` (old indices): what readModule(base), redirectFunctions and writeModule give. */
   bytes(order: readonly number[]): Uint8Array {
-    if (this.spliced === undefined) this.spliced = this.splicer();
+    if (this.spliced === undefined) this.spliced = SplicedCode.of(this.m.functions, this.bodies);
     if (this.spliced) return this.splicedBytes(order, this.spliced);
     const copy = readModule(this.base);
     copy.functions.forEach((f, i) => {
@@ -93,6 +93,8 @@ export class OrderedWrites {
    */
   private splicedBytes(order: readonly number[], code: SplicedCode): Uint8Array {
     const copy = readModule(this.base);
+    // the base's bodies, as read (copied where an order changes no index in them)
+    const raw = copy.functions.map((f) => f.raw!);
     for (const f of copy.functions) {
       f.body = NO_CODE;
       f.raw = NO_BYTES;
@@ -102,7 +104,7 @@ export class OrderedWrites {
     const nImp = this.m.numImportedFuncs;
     const newIndex = identity(nImp + order.length);
     order.forEach((old, k) => (newIndex[old] = nImp + k));
-    const payload = code.payload(order, nImp, newIndex);
+    const payload = code.payload(order, nImp, newIndex, raw);
     const span = sectionSpans(shell).find((s) => s.id === CODE_SECTION)!;
     const out = new ByteWriter(shell.length + payload.length + 8);
     out.bytes(shell.subarray(0, span.start));
@@ -111,11 +113,6 @@ export class OrderedWrites {
     out.bytes(payload);
     out.bytes(shell.subarray(span.end));
     return out.finish();
-  }
-
-  private splicer(): SplicedCode | null {
-    const span = sectionSpans(this.base).find((s) => s.id === CODE_SECTION);
-    return span ? SplicedCode.of(this.base, span.payload, span.end, this.m.functions, this.bodies) : null;
   }
 
   /** bytes(order).length, encoding no function body. */

@@ -6,7 +6,7 @@
 // base as it is. The bytes are exactly what reordering a copy of the module
 // and writing it gives (ordered-writes.ts checks nothing else differs).
 
-import { ByteReader, ByteWriter, u32Size } from "../../binary/bytes.js";
+import { ByteWriter, u32Size } from "../../binary/bytes.js";
 import { encodeInstructions } from "../../binary/code-writer.js";
 import { Imm, OPS } from "../../binary/opcodes/index.js";
 import { writeLocals } from "../../binary/writer.js";
@@ -49,43 +49,19 @@ function splitBody(locals: Func["locals"], body: Body, w: ByteWriter): SplitBody
 
 /** Code sections of the base's functions in other orders. */
 export class SplicedCode {
-  /** Per defined function: its body split, or null if it holds no function index. */
-  private readonly splits: (SplitBody | null)[];
-  /** Per defined function: where its body (after the size) starts and ends in the base. */
-  private readonly starts: Int32Array;
-  private readonly ends: Int32Array;
-
   private constructor(
-    private readonly base: Uint8Array,
-    splits: (SplitBody | null)[],
-    starts: Int32Array,
-    ends: Int32Array,
-  ) {
-    this.splits = splits;
-    this.starts = starts;
-    this.ends = ends;
-  }
+    /** Per defined function: its body split, or null if it holds no function index. */
+    private readonly splits: (SplitBody | null)[],
+  ) {}
 
   /**
-   * For `base` (writeModule of a module whose functions are `funcs` with
-   * decoded `bodies`, code section payload at [payload, end)); null where
-   * some op holds a function index the pieces cannot cut out.
+   * For the defined functions `funcs` with decoded `bodies`; null where some
+   * op holds a function index the pieces cannot cut out.
    */
-  static of(base: Uint8Array, payload: number, end: number, funcs: readonly Func[], bodies: readonly Body[]): SplicedCode | null {
-    const r = new ByteReader(base, payload, end);
-    const n = r.count();
-    if (n !== funcs.length) return null;
-    const starts = new Int32Array(n);
-    const ends = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      const size = r.u32();
-      starts[i] = r.pos;
-      r.pos += size;
-      ends[i] = r.pos;
-    }
+  static of(funcs: readonly Func[], bodies: readonly Body[]): SplicedCode | null {
     const w = new ByteWriter(1 << 12);
     const splits: (SplitBody | null)[] = [];
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < bodies.length; i++) {
       const body = bodies[i]!;
       let refs = false;
       for (let k = 0; k < body.count && !refs; k++) refs = Boolean(FUNC_WORDS[body.ops[k]!]);
@@ -97,12 +73,18 @@ export class SplicedCode {
       if (!s) return null;
       splits.push(s);
     }
-    return new SplicedCode(base, splits, starts, ends);
+    return new SplicedCode(splits);
   }
 
-  /** The code section payload with the defined functions in `order` (old indices); `newIndex`: old index -> new. */
-  payload(order: readonly number[], nImp: number, newIndex: Int32Array): Uint8Array {
-    const w = new ByteWriter(this.base.length);
+  /**
+   * The code section payload with the defined functions in `order` (old
+   * indices); `newIndex`: old index -> new; `raw`: each function's body entry
+   * as the base has it (after its size), copied where no index changes.
+   */
+  payload(order: readonly number[], nImp: number, newIndex: Int32Array, raw: readonly Uint8Array[]): Uint8Array {
+    let total = 0;
+    for (const r of raw) total += r.length + 5;
+    const w = new ByteWriter(total + 5);
     w.u32(order.length);
     for (const old of order) {
       const i = old - nImp;
@@ -110,8 +92,8 @@ export class SplicedCode {
       let changed = false;
       if (s) for (let k = 0; k < s.refs.length && !changed; k++) changed = newIndex[s.refs[k]!] !== s.refs[k];
       if (!s || !changed) {
-        w.u32(this.ends[i]! - this.starts[i]!);
-        w.bytes(this.base.subarray(this.starts[i], this.ends[i]));
+        w.u32(raw[i]!.length);
+        w.bytes(raw[i]!);
         continue;
       }
       let size = s.bytes.length;
