@@ -23,7 +23,7 @@ const names = (body: Body, is: readonly number[]): string[] => is.map((i) => OPS
 function phiRead(body: Body, g: Gsa, n: number): number {
   for (let i = 0; i < body.count; i++) {
     if (OPS[body.ops[i]!]!.name !== "local.get" || n-- > 0) continue;
-    const v = g.ssa.read[i]!;
+    const v = g.ssa.readOf(i);
     assert.equal(g.ssa.kind[v], PHI, "expected a φ");
     return v;
   }

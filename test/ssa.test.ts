@@ -30,7 +30,7 @@ function reads(body: Body, s: LocalSsa): string[] {
   const out: string[] = [];
   for (let i = 0; i < body.count; i++) {
     if (body.ops[i] !== GET) continue;
-    const v = s.read[i]!;
+    const v = s.readOf(i);
     out.push(v === UNREACHABLE ? "unreachable" : describe(s, v));
   }
   return out;
@@ -75,12 +75,34 @@ test("a loop: the header merges the entry value and the loop's own definition; a
   assert.match(r[2]!, /^def@\d+$/);
   assert.match(r[3]!, /^def@\d+$/, "after the loop: the loop's definition (the only way out is after it)");
   // def-use chains
-  const phi = s.read[body.ops.indexOf(GET)]!;
+  const phi = s.readOf(body.ops.indexOf(GET));
   assert.equal(s.kind[phi], PHI);
   assert.deepEqual(s.getsOf(phi), [body.ops.indexOf(GET)]);
   const def = s.operands[phi]!.find((o) => s.kind[o] === DEF)!;
   assert.deepEqual(s.phisUsing(def), [phi]);
   assert.equal(s.getsOf(def).length, 2);
+});
+
+test("values are made one local at a time: asking about one local makes no φ of another", async () => {
+  const { body, s } = await ssaOf(`(module (func (param i32 i32) (result i32)
+    (loop $l
+      (local.set 0 (i32.add (local.get 0) (i32.const 1)))
+      (local.set 1 (i32.add (local.get 1) (i32.const 2)))
+      (br_if $l (i32.lt_u (local.get 0) (i32.const 100))))
+    (i32.add (local.get 0) (local.get 1))))`);
+  const phisOf = (x: number): number => {
+    let n = 0;
+    for (let v = 0; v < s.count; v++) if (s.kind[v] === PHI && s.live(v) && s.local[v] === x) n++;
+    return n;
+  };
+  const firstGet = body.ops.indexOf(GET);
+  assert.equal(s.kind[s.readOf(firstGet)], PHI, "x at the loop header");
+  assert.equal(phisOf(0), 1);
+  assert.equal(phisOf(1), 0, "y was not asked about");
+  const defsOfY = s.getsOf(s.defined[body.ops.lastIndexOf(SET)]!);
+  assert.equal(defsOfY.length, 1, "after the loop, y's definition is read once");
+  assert.equal(phisOf(1), 1, "asking about a value of y made y's φ");
+  assert.equal(s.completeAll().count, s.count, "nothing left to make");
 });
 
 test("a get in code no path from the entry reaches reads nothing", async () => {
@@ -154,7 +176,7 @@ test("random bodies: SSA agrees with reaching definitions, and every value domin
     const dom = dominatorTree(body);
     for (const [i, defs] of ref) {
       gets++;
-      const v = s.read[i]!;
+      const v = s.readOf(i);
       if (defs === null) {
         assert.equal(v, UNREACHABLE, `body ${n}: get at ${i} is unreachable`);
         continue;
@@ -201,7 +223,7 @@ test("random bodies: on random runs, every local.get reads a definition its SSA 
         if (op === GET || op === SET || op === TEE) {
           const x = body.imm[body.immStart[i]!]!;
           if (op === GET) {
-            const v = s.read[i]!;
+            const v = s.readOf(i);
             let names = origins.get(v);
             if (!names) origins.set(v, (names = new Set(s.origins(v).map((o) => (s.kind[o] === DEF ? s.at[o]! : -1 - s.local[o]!)))));
             assert.ok(names.has(writer[x]!), `body ${n}, run ${run}: the get at ${i} read ${writer[x]}, SSA names ${[...names]}`);
@@ -235,7 +257,7 @@ test("a long chain of merges does not exhaust the call stack", () => {
   op("end");
   const body = b.finish();
   const s = localSsa(body, 1, 2);
-  const last = s.read[body.count - 3]!;
+  const last = s.readOf(body.count - 3);
   assert.equal(s.kind[last], PHI);
   assert.equal(s.origins(last).length, 20_001, "every set and the zero on entry");
   assert.ok(OPS.length > 0);

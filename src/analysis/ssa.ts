@@ -21,6 +21,7 @@
 import { idOf } from "../binary/opcodes/index.js";
 import type { Body } from "../ir/body.js";
 import { cfgOf, type Cfg } from "./cfg.js";
+import { dominatorTree, type DomTree } from "./dominators.js";
 
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
@@ -31,6 +32,39 @@ export type ValueKind = typeof PARAM | typeof ZERO | typeof DEF | typeof PHI;
 /** What a `local.get` reads in code the entry cannot reach. */
 export const UNREACHABLE = -1;
 
+/** The operand list of every non-φ value (never written to). */
+const NO_OPERANDS: number[] = Object.freeze([]) as unknown as number[];
+/** In `reads`: a `local.get` whose value is not worked out yet. */
+const PENDING = -3;
+/** No value recorded yet in a PairTable (UNREACHABLE and every value are other numbers). */
+const ABSENT = -3;
+/** PairTables up to this many entries are dense arrays (16 MB); larger ones are maps. */
+const DENSE_MAX = 1 << 22;
+
+/** (block, local) → value: a dense array where it fits, else a map. */
+class PairTable {
+  private readonly dense: Int32Array | null;
+  private readonly sparse: Map<number, number> | null;
+  constructor(size: number) {
+    this.dense = size <= DENSE_MAX ? new Int32Array(size).fill(ABSENT) : null;
+    this.sparse = this.dense ? null : new Map();
+  }
+  get(k: number): number {
+    return this.dense ? this.dense[k]! : (this.sparse!.get(k) ?? ABSENT);
+  }
+  set(k: number, v: number): void {
+    if (this.dense) this.dense[k] = v;
+    else this.sparse!.set(k, v);
+  }
+}
+
+/**
+ * The SSA of one function's locals. Values are made one local at a time,
+ * when something first asks about that local (readOf, getsOf, phisUsing):
+ * a local's values are read only by its own gets and φs, and a pass that
+ * looks at part of a function (slices: its cold criteria) asks about few
+ * of its locals. Definitions and entry values exist from the start.
+ */
 export class LocalSsa {
   /** Per value: its kind (PARAM, ZERO, DEF, PHI). */
   readonly kind: ValueKind[] = [];
@@ -45,34 +79,194 @@ export class LocalSsa {
    * cannot reach. Other values: empty.
    */
   readonly operands: number[][] = [];
-  /** Per instruction: for a `local.get`, the value it reads (or UNREACHABLE); -2 elsewhere. */
-  readonly read: Int32Array;
   /** Per DEF instruction (`local.set`/`local.tee`): its value; -2 elsewhere. */
   readonly defined: Int32Array;
-  private usesCache: { gets: number[][]; phis: number[][] } | null = null;
+  /** Per instruction: for a `local.get`, the value it reads, UNREACHABLE, or PENDING; -2 elsewhere. */
+  private readonly reads: Int32Array;
+  /** Per value whose local is done: the gets that read it and the live φs that have it as an operand. */
+  private readonly gets: number[][] = [];
+  private readonly phis: number[][] = [];
+  /** Per local: 1 once its values are complete. */
+  private readonly done: Uint8Array;
+  /** The gets of each local (CSR over locals, in body order). */
+  private readonly getStart: Int32Array;
+  private readonly getList: Int32Array;
+  private readonly entryValue: number[] = [];
+  private readonly readEntry: (b: number, x: number) => number;
 
   constructor(
     readonly cfg: Cfg,
     readonly nParams: number,
     readonly nLocals: number,
   ) {
-    this.read = new Int32Array(cfg.body.count).fill(-2);
-    this.defined = new Int32Array(cfg.body.count).fill(-2);
+    const g = cfg;
+    const body = g.body;
+    const n = body.count;
+    this.reads = new Int32Array(n).fill(-2);
+    this.defined = new Int32Array(n).fill(-2);
+    this.done = new Uint8Array(nLocals);
+    const { ops, imm, immStart } = body;
+    // only locals that are written need per-block values: a local never written holds its entry value everywhere
+    const slot = new Int32Array(nLocals).fill(-1);
+    const getCount = new Int32Array(nLocals + 1);
+    let nSlots = 0;
+    for (let i = 0; i < n; i++) {
+      const op = ops[i]!;
+      if (op === LOCAL_GET) getCount[imm[immStart[i]!]! + 1]!++;
+      else if ((op === LOCAL_SET || op === LOCAL_TEE) && slot[imm[immStart[i]!]!]! < 0) slot[imm[immStart[i]!]!] = nSlots++;
+    }
+    for (let x = 0; x < nLocals; x++) getCount[x + 1]! += getCount[x]!;
+    this.getStart = getCount;
+    this.getList = new Int32Array(getCount[nLocals]!);
+    const fillAt = getCount.slice(0, nLocals);
+    const key = (b: number, x: number): number => b * nSlots + slot[x]!;
+    // the last definition of each written local in each block, the DEF values, and per slot the one block
+    // holding every definition of its local (-1 if several do): its last definition is what every block it
+    // strictly dominates reads on entry (no other definition can come between), so reads there need no
+    // walk and leave no φ (they were all trivial ones)
+    const lastDef = new PairTable(g.count * nSlots);
+    const defBlock = new Int32Array(nSlots).fill(-2);
+    for (let i = 0; i < n; i++) {
+      const op = ops[i]!;
+      if (op !== LOCAL_SET && op !== LOCAL_TEE) continue;
+      const x = imm[immStart[i]!]!;
+      const v = this.add(DEF, x, i);
+      this.defined[i] = v;
+      const b = g.blockOf[i]!;
+      lastDef.set(key(b, x), v);
+      const k = slot[x]!;
+      defBlock[k] = defBlock[k] === -2 || defBlock[k] === b ? b : -1;
+    }
+    for (let x = 0; x < nLocals; x++) this.entryValue.push(this.add(x < nParams ? PARAM : ZERO, x, -1));
+    const initial = this.entryValue;
+    const reachable = (b: number): boolean => g.rpoIndex[b]! >= 0;
+    // a get reads the last definition before it in its block, else (PENDING) the block's entry value;
+    // current[x] holds a definition made earlier in block b while stamp[x] is b + 1
+    const current = new Int32Array(nLocals);
+    const stamp = new Int32Array(nLocals);
+    for (let b = 0; b < g.count; b++) {
+      const live = reachable(b);
+      for (let i = g.blockStart[b]!; i < g.blockStart[b + 1]!; i++) {
+        const op = ops[i]!;
+        if (op === LOCAL_SET || op === LOCAL_TEE) {
+          const x = imm[immStart[i]!]!;
+          current[x] = this.defined[i]!;
+          stamp[x] = b + 1;
+        } else if (op === LOCAL_GET) {
+          const x = imm[immStart[i]!]!;
+          this.getList[fillAt[x]!++] = i;
+          this.reads[i] = !live ? UNREACHABLE : stamp[x] === b + 1 ? current[x]! : slot[x]! < 0 ? initial[x]! : PENDING;
+        }
+      }
+    }
+    // (blocks are consecutive ranges of the body, so getList is in body order)
+    const entry = new PairTable(g.count * nSlots);
+    let dom: DomTree | null = null;
+
+    /** The value of x on entry to block b: explicit-stack version of Braun et al.'s readVariableRecursive. */
+    this.readEntry = (b0: number, x: number): number => {
+      const known = entry.get(key(b0, x));
+      if (known !== ABSENT) return known;
+      dom ??= dominatorTree(body);
+      // frames: blocks whose entry value is wanted (a φ block reads its operands in order)
+      const blocks: number[] = [b0];
+      let result = -1;
+      while (blocks.length > 0) {
+        const b = blocks[blocks.length - 1]!;
+        const k = key(b, x);
+        let v = entry.get(k);
+        // the entry block has the function's entry as one more predecessor (first)
+        const first = b === g.entry ? 1 : 0;
+        const np = g.predStart[b + 1]! - g.predStart[b]! + first;
+        if (v === ABSENT) {
+          const db = defBlock[slot[x]!]!;
+          if (b === g.entry && np === 1) v = initial[x]!;
+          else if (!reachable(b)) v = UNREACHABLE;
+          else if (db >= 0 && dom.strictlyDominates(db, b)) v = lastDef.get(key(db, x));
+          else if (np === 1) {
+            // one predecessor: its value at its end
+            const p = g.pred[g.predStart[b]!]!;
+            const d = lastDef.get(key(p, x));
+            if (d !== ABSENT) v = d;
+            else {
+              const pv = entry.get(key(p, x));
+              if (pv === ABSENT) {
+                blocks.push(p);
+                continue;
+              }
+              v = pv;
+            }
+          } else {
+            // a φ, placed before its operands are read (closes loops)
+            v = this.add(PHI, x, b);
+          }
+          entry.set(k, v);
+        }
+        if (this.kind[v] === PHI && this.at[v] === b && this.operands[v]!.length < np) {
+          // read the φ's operands one at a time
+          const ops = this.operands[v]!;
+          let waiting = false;
+          while (ops.length < np) {
+            if (ops.length < first) {
+              ops.push(initial[x]!);
+              continue;
+            }
+            const p = g.pred[g.predStart[b]! + ops.length - first]!;
+            if (!reachable(p)) {
+              ops.push(UNREACHABLE);
+              continue;
+            }
+            const d = lastDef.get(key(p, x));
+            if (d !== ABSENT) {
+              ops.push(d);
+              continue;
+            }
+            const pv = entry.get(key(p, x));
+            if (pv === ABSENT) {
+              blocks.push(p);
+              waiting = true;
+              break;
+            }
+            ops.push(pv);
+          }
+          if (waiting) continue;
+        }
+        result = v;
+        blocks.pop();
+      }
+      return result;
+    };
   }
 
-  /** Number of values (removed φs keep their numbers but are no longer read by anything). */
+  /** Number of values made so far (removed φs keep their numbers but are no longer read by anything). */
   get count(): number {
     return this.kind.length;
   }
 
-  /** The `local.get` instructions that read `v`. */
+  /** The value the `local.get` at instruction i reads (UNREACHABLE in code the entry cannot reach); -2 if i is no local.get. */
+  readOf(i: number): number {
+    const v = this.reads[i]!;
+    if (v !== PENDING) return v;
+    this.complete(this.cfg.body.imm[this.cfg.body.immStart[i]!]!);
+    return this.reads[i]!;
+  }
+
+  /** The `local.get` instructions that read `v`, in body order. */
   getsOf(v: number): readonly number[] {
-    return this.uses().gets[v] ?? [];
+    this.complete(this.local[v]!);
+    return this.gets[v] ?? [];
   }
 
   /** The φ values that have `v` among their operands. */
   phisUsing(v: number): readonly number[] {
-    return this.uses().phis[v] ?? [];
+    this.complete(this.local[v]!);
+    return this.phis[v] ?? [];
+  }
+
+  /** Makes the values of every local (for callers that look at all of them). */
+  completeAll(): this {
+    for (let x = 0; x < this.nLocals; x++) this.complete(x);
+    return this;
   }
 
   /** The non-φ values that may reach `v` (itself if it is no φ), through φ operands. */
@@ -96,23 +290,29 @@ export class LocalSsa {
     return out.sort((a, b) => a - b);
   }
 
-  private uses(): { gets: number[][]; phis: number[][] } {
-    if (this.usesCache) return this.usesCache;
-    const gets: number[][] = [];
-    const phis: number[][] = [];
-    this.read.forEach((v, i) => {
-      if (v >= 0) (gets[v] ??= []).push(i);
-    });
-    for (let v = 0; v < this.count; v++) {
-      if (this.kind[v] !== PHI || !this.live(v)) continue;
-      for (const o of new Set(this.operands[v]!)) if (o >= 0) (phis[o] ??= []).push(v);
-    }
-    return (this.usesCache = { gets, phis });
-  }
-
   /** False for a φ that construction removed (it merged one value only). */
   live(v: number): boolean {
     return this.kind[v] !== PHI || this.operands[v]!.length > 0;
+  }
+
+  /** Works out what every get of local x reads, removes x's trivial φs, and records the uses of x's values. */
+  private complete(x: number): void {
+    if (this.done[x]) return;
+    this.done[x] = 1;
+    const first = this.count;
+    const { blockOf } = this.cfg;
+    const gets = this.getList.subarray(this.getStart[x]!, this.getStart[x + 1]!);
+    for (const i of gets) if (this.reads[i] === PENDING) this.reads[i] = this.readEntry(blockOf[i]!, x);
+    // every φ made here is one of x's
+    removeTrivialPhis(this, first, gets, this.reads);
+    for (const i of gets) {
+      const v = this.reads[i]!;
+      if (v >= 0) (this.gets[v] ??= []).push(i);
+    }
+    for (let v = first; v < this.count; v++) {
+      if (!this.live(v)) continue;
+      for (const o of new Set(this.operands[v]!)) if (o >= 0) (this.phis[o] ??= []).push(v);
+    }
   }
 
   /** @internal */
@@ -120,7 +320,7 @@ export class LocalSsa {
     this.kind.push(kind);
     this.local.push(local);
     this.at.push(at);
-    this.operands.push([]);
+    this.operands.push(kind === PHI ? [] : NO_OPERANDS);
     return this.kind.length - 1;
   }
 }
@@ -131,159 +331,46 @@ export class LocalSsa {
  */
 export function localSsa(body: Body, nParams: number, nLocals: number): LocalSsa {
   let s = cache.get(body);
-  if (!s || s.nParams !== nParams || s.nLocals !== nLocals) cache.set(body, (s = build(body, nParams, nLocals)));
+  if (!s || s.nParams !== nParams || s.nLocals !== nLocals) cache.set(body, (s = new LocalSsa(cfgOf(body), nParams, nLocals)));
   return s;
 }
 
 const cache = new WeakMap<Body, LocalSsa>();
 
-function build(body: Body, nParams: number, nLocals: number): LocalSsa {
-  const g = cfgOf(body);
-  const s = new LocalSsa(g, nParams, nLocals);
-  const { ops, imm, immStart } = body;
-  const key = (b: number, x: number): number => b * nLocals + x;
-  // the last definition of each local in each block, and the DEF values
-  const lastDef = new Map<number, number>();
-  for (let i = 0; i < body.count; i++) {
-    const op = ops[i]!;
-    if (op !== LOCAL_SET && op !== LOCAL_TEE) continue;
-    const x = imm[immStart[i]!]!;
-    const v = s.add(DEF, x, i);
-    s.defined[i] = v;
-    lastDef.set(key(g.blockOf[i]!, x), v);
-  }
-  const initial: number[] = [];
-  for (let x = 0; x < nLocals; x++) initial.push(s.add(x < nParams ? PARAM : ZERO, x, -1));
-  /** Value of each local on entry to a block, once known (a φ while its operands are being read). */
-  const entry = new Map<number, number>();
-  const reachable = (b: number): boolean => g.rpoIndex[b]! >= 0;
-
-  /** The value of x on entry to block b: explicit-stack version of Braun et al.'s readVariableRecursive. */
-  const readEntry = (b0: number, x: number): number => {
-    const known = entry.get(key(b0, x));
-    if (known !== undefined) return known;
-    // frames: blocks whose entry value is wanted (a φ block reads its operands in order)
-    const blocks: number[] = [b0];
-    let result = -1;
-    while (blocks.length > 0) {
-      const b = blocks[blocks.length - 1]!;
-      const k = key(b, x);
-      let v = entry.get(k);
-      // the entry block has the function's entry as one more predecessor (first)
-      const first = b === g.entry ? 1 : 0;
-      const np = g.predStart[b + 1]! - g.predStart[b]! + first;
-      if (v === undefined) {
-        if (b === g.entry && np === 1) v = initial[x]!;
-        else if (!reachable(b)) v = UNREACHABLE;
-        else if (np === 1) {
-          // one predecessor: its value at its end
-          const p = g.pred[g.predStart[b]!]!;
-          const d = lastDef.get(key(p, x));
-          if (d !== undefined) v = d;
-          else {
-            const pv = entry.get(key(p, x));
-            if (pv === undefined) {
-              blocks.push(p);
-              continue;
-            }
-            v = pv;
-          }
-        } else {
-          // a φ, placed before its operands are read (closes loops)
-          v = s.add(PHI, x, b);
-          entry.set(k, v);
-        }
-        if (np <= 1 || !reachable(b)) entry.set(k, v);
-      }
-      if (s.kind[v] === PHI && s.at[v] === b && s.operands[v]!.length < np) {
-        // read the φ's operands one at a time
-        const ops = s.operands[v]!;
-        let waiting = false;
-        while (ops.length < np) {
-          if (ops.length < first) {
-            ops.push(initial[x]!);
-            continue;
-          }
-          const p = g.pred[g.predStart[b]! + ops.length - first]!;
-          if (!reachable(p)) {
-            ops.push(UNREACHABLE);
-            continue;
-          }
-          const d = lastDef.get(key(p, x));
-          if (d !== undefined) {
-            ops.push(d);
-            continue;
-          }
-          const pv = entry.get(key(p, x));
-          if (pv === undefined) {
-            blocks.push(p);
-            waiting = true;
-            break;
-          }
-          ops.push(pv);
-        }
-        if (waiting) continue;
-      }
-      result = v;
-      blocks.pop();
-    }
-    return result;
-  };
-
-  // every local.get reads the last definition before it in its block, else the block's entry value
-  const current = new Map<number, number>();
-  for (let b = 0; b < g.count; b++) {
-    current.clear();
-    const live = reachable(b);
-    for (let i = g.blockStart[b]!; i < g.blockStart[b + 1]!; i++) {
-      const op = ops[i]!;
-      if (!live) {
-        if (op === LOCAL_GET) s.read[i] = UNREACHABLE;
-        continue;
-      }
-      if (op === LOCAL_SET || op === LOCAL_TEE) current.set(imm[immStart[i]!]!, s.defined[i]!);
-      else if (op === LOCAL_GET) {
-        const x = imm[immStart[i]!]!;
-        s.read[i] = current.get(x) ?? readEntry(b, x);
-      }
-    }
-  }
-  removeTrivialPhis(s);
-  return s;
-}
-
 /**
- * Replaces every φ whose operands are one value and itself by that value
- * (operands from predecessors the entry cannot reach do not count), until
- * none is left: replacing one can make the φs that use it trivial, so those
- * are looked at again. Then every read and operand is redirected to what its
- * value became; removed φs keep their number with no operands.
+ * Replaces every φ from value `first` on whose operands are one value and
+ * itself by that value (operands from predecessors the entry cannot reach
+ * do not count), until none is left: replacing one can make the φs that use
+ * it trivial, so those are looked at again. Then the reads of `gets` and
+ * every operand are redirected to what their value became; removed φs keep
+ * their number with no operands. The φs from `first` on are all of one
+ * local's, and only that local's gets and φs read them.
  */
-function removeTrivialPhis(s: LocalSsa): void {
-  const n = s.count;
+function removeTrivialPhis(s: LocalSsa, first: number, gets: Int32Array, reads: Int32Array): void {
+  const n = s.count - first;
+  if (n === 0) return;
   const to = new Int32Array(n);
-  for (let v = 0; v < n; v++) to[v] = v;
+  for (let v = 0; v < n; v++) to[v] = v + first;
   const find = (v: number): number => {
-    if (v < 0) return v;
+    if (v < first) return v;
     let r = v;
-    while (to[r] !== r) r = to[r]!;
-    while (to[v] !== r) {
-      const w = to[v]!;
-      to[v] = r;
+    while (r >= first && to[r - first] !== r) r = to[r - first]!;
+    while (v >= first && to[v - first] !== r) {
+      const w = to[v - first]!;
+      to[v - first] = r;
       v = w;
     }
     return r;
   };
   const users: number[][] = [];
   const work: number[] = [];
-  for (let v = 0; v < n; v++) {
-    if (s.kind[v] !== PHI) continue;
+  for (let v = first; v < s.count; v++) {
     work.push(v);
-    for (const o of s.operands[v]!) if (o >= 0 && o !== v) (users[o] ??= []).push(v);
+    for (const o of s.operands[v]!) if (o >= first && o !== v) (users[o - first] ??= []).push(v);
   }
   while (work.length > 0) {
     const v = work.pop()!;
-    if (to[v] !== v) continue;
+    if (to[v - first] !== v) continue;
     let same = -1;
     let trivial = true;
     for (const o0 of s.operands[v]!) {
@@ -297,21 +384,20 @@ function removeTrivialPhis(s: LocalSsa): void {
     }
     // (same < 0: a φ that merges only itself, which no block the entry reaches has)
     if (!trivial || same < 0) continue;
-    to[v] = same;
+    to[v - first] = same;
     // v's users now use `same`: they may be trivial now, and again when `same` goes
-    const us = users[v] ?? [];
-    const into = (users[same] ??= []);
+    const us = users[v - first] ?? [];
+    const into = same >= first ? (users[same - first] ??= []) : null;
     for (const u of us) {
-      if (to[u] !== u) continue;
+      if (to[u - first] !== u) continue;
       work.push(u);
-      if (u !== same) into.push(u);
+      if (u !== same) into?.push(u);
     }
   }
-  for (let v = 0; v < n; v++) {
-    if (s.kind[v] !== PHI) continue;
-    s.operands[v] = find(v) !== v ? [] : s.operands[v]!.map(find);
+  for (let v = first; v < s.count; v++) {
+    const ops = s.operands[v]!;
+    if (find(v) !== v) ops.length = 0;
+    else for (let k = 0; k < ops.length; k++) ops[k] = find(ops[k]!);
   }
-  s.read.forEach((r, i) => {
-    if (r >= 0) s.read[i] = find(r);
-  });
+  for (const i of gets) if (reads[i]! >= first) reads[i] = find(reads[i]!);
 }

@@ -2,16 +2,17 @@
 // identified (identify.ts), put in canonical form (canon.ts) and weighed
 // (cost.ts), with counts of what was tried and why criteria were refused.
 
-import type { Module } from "../../ir/module.js";
+import { bodyOf } from "../../binary/reader.js";
+import type { Func, Module } from "../../ir/module.js";
 import { effectsContext } from "../../analysis/effects.js";
 import { moduleEnv } from "../../analysis/module-env.js";
 import type { HotCode } from "../pass.js";
 import { canonicalSlice } from "./canon.js";
 import { removal, type Occurrence } from "./cost.js";
-import { DEFAULT_IDENTIFY, FunctionSlicer, type IdentifyOptions, type Refusal, type Slice } from "./identify.js";
+import { DEFAULT_IDENTIFY, FunctionSlicer, isCriterionOp, type IdentifyOptions, type Refusal, type Slice } from "./identify.js";
 
 export interface ModuleSlices {
-  /** Criteria looked at (binary numeric instructions in reachable code). */
+  /** Criteria looked at (binary numeric instructions in reachable code; in a function whose every one is hot, unreachable ones count too). */
   criteria: number;
   /** Criteria in hot code, left alone. */
   hot: number;
@@ -29,6 +30,14 @@ export function findSlices(m: Module, hot?: HotCode, options: IdentifyOptions = 
   const out: ModuleSlices = { criteria: 0, hot: 0, refused: { impure: 0, construct: 0, "stop-moved": 0, "too-big": 0, other: 0 }, throughIfs: 0, occurrences: [] };
   for (let f = 0; f < m.functions.length; f++) {
     const func = m.functions[f]!;
+    // most code is hot under the static estimate: a function without a cold criterion needs none of the
+    // slicer's analyses (SSA, GSA, typing, loops), which were most of the pass's time
+    const hotOnly = hot ? hotCriteria(m, func, hot) : -1;
+    if (hotOnly >= 0) {
+      out.criteria += hotOnly;
+      out.hot += hotOnly;
+      continue;
+    }
     const fs = new FunctionSlicer(m, f, env, effects, options);
     for (const c of fs.criteria()) {
       out.criteria++;
@@ -56,4 +65,16 @@ export function findSlices(m: Module, hot?: HotCode, options: IdentifyOptions = 
     }
   }
   return out;
+}
+
+/** The number of criterion ops in `func` if every one is hot, else -1 (unreachable ones count too: none is sliced). */
+function hotCriteria(m: Module, func: Func, hot: HotCode): number {
+  const { ops, count } = bodyOf(m, func);
+  let n = 0;
+  for (let i = 0; i < count; i++) {
+    if (!isCriterionOp(ops[i]!)) continue;
+    if (!hot.isHotInstruction(func, i)) return -1;
+    n++;
+  }
+  return n;
 }

@@ -262,7 +262,7 @@ export class FunctionSlicer {
       const op = ops[p]!;
       if (op === LOCAL_GET) {
         add(p);
-        return valueNode(this.ssa.read[p]!, p);
+        return valueNode(this.ssa.readOf(p), p);
       }
       if (op === LOCAL_TEE) {
         add(p);
