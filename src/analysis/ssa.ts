@@ -36,27 +36,8 @@ export const UNREACHABLE = -1;
 const NO_OPERANDS: number[] = Object.freeze([]) as unknown as number[];
 /** In `reads`: a `local.get` whose value is not worked out yet. */
 const PENDING = -3;
-/** No value recorded yet in a PairTable (UNREACHABLE and every value are other numbers). */
+/** In the per-local tables while a local is being completed: nothing recorded for that block yet. */
 const ABSENT = -3;
-/** PairTables up to this many entries are dense arrays (16 MB); larger ones are maps. */
-const DENSE_MAX = 1 << 22;
-
-/** (block, local) → value: a dense array where it fits, else a map. */
-class PairTable {
-  private readonly dense: Int32Array | null;
-  private readonly sparse: Map<number, number> | null;
-  constructor(size: number) {
-    this.dense = size <= DENSE_MAX ? new Int32Array(size).fill(ABSENT) : null;
-    this.sparse = this.dense ? null : new Map();
-  }
-  get(k: number): number {
-    return this.dense ? this.dense[k]! : (this.sparse!.get(k) ?? ABSENT);
-  }
-  set(k: number, v: number): void {
-    if (this.dense) this.dense[k] = v;
-    else this.sparse!.set(k, v);
-  }
-}
 
 /**
  * The SSA of one function's locals. Values are made one local at a time,
@@ -91,8 +72,12 @@ export class LocalSsa {
   /** The gets of each local (CSR over locals, in body order). */
   private readonly getStart: Int32Array;
   private readonly getList: Int32Array;
+  /** The definitions of each local (CSR over locals, in body order). */
+  private readonly defStart: Int32Array;
+  private readonly defList: Int32Array;
+  /** Per local: its value on entry to the function. */
   private readonly entryValue: number[] = [];
-  private readonly readEntry: (b: number, x: number) => number;
+  private dom: DomTree | null = null;
 
   constructor(
     readonly cfg: Cfg,
@@ -106,46 +91,39 @@ export class LocalSsa {
     this.defined = new Int32Array(n).fill(-2);
     this.done = new Uint8Array(nLocals);
     const { ops, imm, immStart } = body;
-    // only locals that are written need per-block values: a local never written holds its entry value everywhere
-    const slot = new Int32Array(nLocals).fill(-1);
-    const getCount = new Int32Array(nLocals + 1);
-    let nSlots = 0;
+    // gets and definitions per local (CSR), in body order
+    const getStart = new Int32Array(nLocals + 1);
+    const defStart = new Int32Array(nLocals + 1);
     for (let i = 0; i < n; i++) {
       const op = ops[i]!;
-      if (op === LOCAL_GET) getCount[imm[immStart[i]!]! + 1]!++;
-      else if ((op === LOCAL_SET || op === LOCAL_TEE) && slot[imm[immStart[i]!]!]! < 0) slot[imm[immStart[i]!]!] = nSlots++;
+      if (op === LOCAL_GET) getStart[imm[immStart[i]!]! + 1]!++;
+      else if (op === LOCAL_SET || op === LOCAL_TEE) defStart[imm[immStart[i]!]! + 1]!++;
     }
-    for (let x = 0; x < nLocals; x++) getCount[x + 1]! += getCount[x]!;
-    this.getStart = getCount;
-    this.getList = new Int32Array(getCount[nLocals]!);
-    const fillAt = getCount.slice(0, nLocals);
-    const key = (b: number, x: number): number => b * nSlots + slot[x]!;
-    // the last definition of each written local in each block, the DEF values, and per slot the one block
-    // holding every definition of its local (-1 if several do): its last definition is what every block it
-    // strictly dominates reads on entry (no other definition can come between), so reads there need no
-    // walk and leave no φ (they were all trivial ones)
-    const lastDef = new PairTable(g.count * nSlots);
-    const defBlock = new Int32Array(nSlots).fill(-2);
+    for (let x = 0; x < nLocals; x++) {
+      getStart[x + 1]! += getStart[x]!;
+      defStart[x + 1]! += defStart[x]!;
+    }
+    this.getStart = getStart;
+    this.defStart = defStart;
+    this.getList = new Int32Array(getStart[nLocals]!);
+    this.defList = new Int32Array(defStart[nLocals]!);
+    const getAt = getStart.slice(0, nLocals);
+    const defAt = defStart.slice(0, nLocals);
     for (let i = 0; i < n; i++) {
       const op = ops[i]!;
       if (op !== LOCAL_SET && op !== LOCAL_TEE) continue;
       const x = imm[immStart[i]!]!;
-      const v = this.add(DEF, x, i);
-      this.defined[i] = v;
-      const b = g.blockOf[i]!;
-      lastDef.set(key(b, x), v);
-      const k = slot[x]!;
-      defBlock[k] = defBlock[k] === -2 || defBlock[k] === b ? b : -1;
+      this.defined[i] = this.add(DEF, x, i);
+      this.defList[defAt[x]!++] = i;
     }
     for (let x = 0; x < nLocals; x++) this.entryValue.push(this.add(x < nParams ? PARAM : ZERO, x, -1));
-    const initial = this.entryValue;
-    const reachable = (b: number): boolean => g.rpoIndex[b]! >= 0;
-    // a get reads the last definition before it in its block, else (PENDING) the block's entry value;
-    // current[x] holds a definition made earlier in block b while stamp[x] is b + 1
+    // a get reads the last definition before it in its block, else (PENDING) the block's entry value,
+    // which for a local never written is its entry value; current[x] holds a definition made earlier
+    // in block b while stamp[x] is b + 1
     const current = new Int32Array(nLocals);
     const stamp = new Int32Array(nLocals);
     for (let b = 0; b < g.count; b++) {
-      const live = reachable(b);
+      const live = g.rpoIndex[b]! >= 0;
       for (let i = g.blockStart[b]!; i < g.blockStart[b + 1]!; i++) {
         const op = ops[i]!;
         if (op === LOCAL_SET || op === LOCAL_TEE) {
@@ -154,88 +132,12 @@ export class LocalSsa {
           stamp[x] = b + 1;
         } else if (op === LOCAL_GET) {
           const x = imm[immStart[i]!]!;
-          this.getList[fillAt[x]!++] = i;
-          this.reads[i] = !live ? UNREACHABLE : stamp[x] === b + 1 ? current[x]! : slot[x]! < 0 ? initial[x]! : PENDING;
+          this.getList[getAt[x]!++] = i;
+          this.reads[i] = !live ? UNREACHABLE : stamp[x] === b + 1 ? current[x]! : defStart[x] === defStart[x + 1] ? this.entryValue[x]! : PENDING;
         }
       }
     }
     // (blocks are consecutive ranges of the body, so getList is in body order)
-    const entry = new PairTable(g.count * nSlots);
-    let dom: DomTree | null = null;
-
-    /** The value of x on entry to block b: explicit-stack version of Braun et al.'s readVariableRecursive. */
-    this.readEntry = (b0: number, x: number): number => {
-      const known = entry.get(key(b0, x));
-      if (known !== ABSENT) return known;
-      dom ??= dominatorTree(body);
-      // frames: blocks whose entry value is wanted (a φ block reads its operands in order)
-      const blocks: number[] = [b0];
-      let result = -1;
-      while (blocks.length > 0) {
-        const b = blocks[blocks.length - 1]!;
-        const k = key(b, x);
-        let v = entry.get(k);
-        // the entry block has the function's entry as one more predecessor (first)
-        const first = b === g.entry ? 1 : 0;
-        const np = g.predStart[b + 1]! - g.predStart[b]! + first;
-        if (v === ABSENT) {
-          const db = defBlock[slot[x]!]!;
-          if (b === g.entry && np === 1) v = initial[x]!;
-          else if (!reachable(b)) v = UNREACHABLE;
-          else if (db >= 0 && dom.strictlyDominates(db, b)) v = lastDef.get(key(db, x));
-          else if (np === 1) {
-            // one predecessor: its value at its end
-            const p = g.pred[g.predStart[b]!]!;
-            const d = lastDef.get(key(p, x));
-            if (d !== ABSENT) v = d;
-            else {
-              const pv = entry.get(key(p, x));
-              if (pv === ABSENT) {
-                blocks.push(p);
-                continue;
-              }
-              v = pv;
-            }
-          } else {
-            // a φ, placed before its operands are read (closes loops)
-            v = this.add(PHI, x, b);
-          }
-          entry.set(k, v);
-        }
-        if (this.kind[v] === PHI && this.at[v] === b && this.operands[v]!.length < np) {
-          // read the φ's operands one at a time
-          const ops = this.operands[v]!;
-          let waiting = false;
-          while (ops.length < np) {
-            if (ops.length < first) {
-              ops.push(initial[x]!);
-              continue;
-            }
-            const p = g.pred[g.predStart[b]! + ops.length - first]!;
-            if (!reachable(p)) {
-              ops.push(UNREACHABLE);
-              continue;
-            }
-            const d = lastDef.get(key(p, x));
-            if (d !== ABSENT) {
-              ops.push(d);
-              continue;
-            }
-            const pv = entry.get(key(p, x));
-            if (pv === ABSENT) {
-              blocks.push(p);
-              waiting = true;
-              break;
-            }
-            ops.push(pv);
-          }
-          if (waiting) continue;
-        }
-        result = v;
-        blocks.pop();
-      }
-      return result;
-    };
   }
 
   /** Number of values made so far (removed φs keep their numbers but are no longer read by anything). */
@@ -300,9 +202,27 @@ export class LocalSsa {
     if (this.done[x]) return;
     this.done[x] = 1;
     const first = this.count;
-    const { blockOf } = this.cfg;
+    const g = this.cfg;
     const gets = this.getList.subarray(this.getStart[x]!, this.getStart[x + 1]!);
-    for (const i of gets) if (this.reads[i] === PENDING) this.reads[i] = this.readEntry(blockOf[i]!, x);
+    let pending = false;
+    for (const i of gets) if (this.reads[i] === PENDING) pending = true;
+    if (pending) {
+      // per block: x's last definition in it, and x's value on entry once known (ABSENT: not yet)
+      const lastDef = new Int32Array(g.count).fill(ABSENT);
+      const entry = new Int32Array(g.count).fill(ABSENT);
+      // the one block holding every definition of x (-1 if several do): its last definition is what
+      // every block it strictly dominates reads on entry (no other definition can come between), so
+      // reads there need no walk and leave no φ (they were all trivial ones)
+      let defBlock = -2;
+      for (let k = this.defStart[x]!; k < this.defStart[x + 1]!; k++) {
+        const d = this.defList[k]!;
+        const b = g.blockOf[d]!;
+        lastDef[b] = this.defined[d]!;
+        defBlock = defBlock === -2 || defBlock === b ? b : -1;
+      }
+      this.dom ??= dominatorTree(g.body);
+      for (const i of gets) if (this.reads[i] === PENDING) this.reads[i] = this.readEntry(g.blockOf[i]!, x, lastDef, entry, defBlock, this.dom);
+    }
     // every φ made here is one of x's
     removeTrivialPhis(this, first, gets, this.reads);
     for (const i of gets) {
@@ -313,6 +233,79 @@ export class LocalSsa {
       if (!this.live(v)) continue;
       for (const o of new Set(this.operands[v]!)) if (o >= 0) (this.phis[o] ??= []).push(v);
     }
+  }
+
+  /** The value of x on entry to block b0: explicit-stack version of Braun et al.'s readVariableRecursive. */
+  private readEntry(b0: number, x: number, lastDef: Int32Array, entry: Int32Array, defBlock: number, dom: DomTree): number {
+    const known = entry[b0]!;
+    if (known !== ABSENT) return known;
+    const g = this.cfg;
+    const initial = this.entryValue[x]!;
+    // frames: blocks whose entry value is wanted (a φ block reads its operands in order)
+    const blocks: number[] = [b0];
+    let result = -1;
+    while (blocks.length > 0) {
+      const b = blocks[blocks.length - 1]!;
+      let v = entry[b]!;
+      // the entry block has the function's entry as one more predecessor (first)
+      const first = b === g.entry ? 1 : 0;
+      const np = g.predStart[b + 1]! - g.predStart[b]! + first;
+      if (v === ABSENT) {
+        if (b === g.entry && np === 1) v = initial;
+        else if (g.rpoIndex[b]! < 0) v = UNREACHABLE;
+        else if (defBlock >= 0 && dom.strictlyDominates(defBlock, b)) v = lastDef[defBlock]!;
+        else if (np === 1) {
+          // one predecessor: its value at its end
+          const p = g.pred[g.predStart[b]!]!;
+          const d = lastDef[p]!;
+          if (d !== ABSENT) v = d;
+          else {
+            const pv = entry[p]!;
+            if (pv === ABSENT) {
+              blocks.push(p);
+              continue;
+            }
+            v = pv;
+          }
+        } else {
+          // a φ, placed before its operands are read (closes loops)
+          v = this.add(PHI, x, b);
+        }
+        entry[b] = v;
+      }
+      if (this.kind[v] === PHI && this.at[v] === b && this.operands[v]!.length < np) {
+        // read the φ's operands one at a time
+        const ops = this.operands[v]!;
+        let waiting = false;
+        while (ops.length < np) {
+          if (ops.length < first) {
+            ops.push(initial);
+            continue;
+          }
+          const p = g.pred[g.predStart[b]! + ops.length - first]!;
+          if (g.rpoIndex[p]! < 0) {
+            ops.push(UNREACHABLE);
+            continue;
+          }
+          const d = lastDef[p]!;
+          if (d !== ABSENT) {
+            ops.push(d);
+            continue;
+          }
+          const pv = entry[p]!;
+          if (pv === ABSENT) {
+            blocks.push(p);
+            waiting = true;
+            break;
+          }
+          ops.push(pv);
+        }
+        if (waiting) continue;
+      }
+      result = v;
+      blocks.pop();
+    }
+    return result;
   }
 
   /** @internal */
