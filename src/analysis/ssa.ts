@@ -231,7 +231,8 @@ export class LocalSsa {
     }
     for (let v = first; v < this.count; v++) {
       if (!this.live(v)) continue;
-      for (const o of new Set(this.operands[v]!)) if (o >= 0) (this.phis[o] ??= []).push(v);
+      const ops = this.operands[v]!;
+    for (let k = 0; k < ops.length; k++) if (ops[k]! >= 0 && ops.indexOf(ops[k]!) === k) (this.phis[ops[k]!] ??= []).push(v);
     }
   }
 
@@ -355,11 +356,24 @@ function removeTrivialPhis(s: LocalSsa, first: number, gets: Int32Array, reads: 
     }
     return r;
   };
-  const users: number[][] = [];
+  // users of each φ as linked lists of edges (head, next; tail to append one list to another)
+  let nEdges = 0;
+  for (let v = first; v < s.count; v++) nEdges += s.operands[v]!.length;
+  const head = new Int32Array(n).fill(-1);
+  const tail = new Int32Array(n).fill(-1);
+  const next = new Int32Array(nEdges);
+  const user = new Int32Array(nEdges);
+  let e = 0;
   const work: number[] = [];
   for (let v = first; v < s.count; v++) {
     work.push(v);
-    for (const o of s.operands[v]!) if (o >= first && o !== v) (users[o - first] ??= []).push(v);
+    for (const o of s.operands[v]!) {
+      if (o < first || o === v) continue;
+      user[e] = v;
+      next[e] = head[o - first]!;
+      if (head[o - first] === -1) tail[o - first] = e;
+      head[o - first] = e++;
+    }
   }
   while (work.length > 0) {
     const v = work.pop()!;
@@ -378,13 +392,15 @@ function removeTrivialPhis(s: LocalSsa, first: number, gets: Int32Array, reads: 
     // (same < 0: a φ that merges only itself, which no block the entry reaches has)
     if (!trivial || same < 0) continue;
     to[v - first] = same;
-    // v's users now use `same`: they may be trivial now, and again when `same` goes
-    const us = users[v - first] ?? [];
-    const into = same >= first ? (users[same - first] ??= []) : null;
-    for (const u of us) {
-      if (to[u - first] !== u) continue;
-      work.push(u);
-      if (u !== same) into?.push(u);
+    // v's users now use `same`: they may be trivial now, and again when `same` goes (v's list joins same's)
+    const h = head[v - first]!;
+    for (let k = h; k >= 0; k = next[k]!) if (to[user[k]! - first] === user[k]) work.push(user[k]!);
+    if (same >= first && h >= 0) {
+      const j = same - first;
+      if (head[j] === -1) head[j] = h;
+      else next[tail[j]!] = h;
+      tail[j] = tail[v - first]!;
+      head[v - first] = -1;
     }
   }
   for (let v = first; v < s.count; v++) {
