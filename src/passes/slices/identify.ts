@@ -412,7 +412,16 @@ export class FunctionSlicer {
     if (defs.length === 0) return true;
     const bo = this.cfg.blockOf;
     const bg = bo[g]!, bc = bo[c]!;
-    if (bg === bc && g < c) return !defs.some((d) => d > g && d < c);
+    if (bg === bc && g < c) {
+      // defs are in body order: is the first one after g before c?
+      let lo = 0, hi = defs.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (defs[mid]! <= g) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo === defs.length || defs[lo]! >= c;
+    }
     const mid = this.betweenBlocks(bg, bc);
     if (!mid) return false;
     for (const d of defs) {
