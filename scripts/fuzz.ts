@@ -1,9 +1,12 @@
 // Differential fuzzing of the optimizer with random C programs from Csmith.
 //
-//   npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--target T,…]
+//   npm run fuzz -- [--count N] [--seed S] [--passes a,b|none|default+PASS] [--target T,…]
 //                   [--outline-hot off|on|both] [--keep-dir DIR]
 //                   [--jobs J] [--timeout MS] [--no-wasm-opt] [--verbose]
 //   node dist/scripts/fuzz.js --compare A.wasm B.wasm
+//
+// --passes default+PASS runs each target's default pipeline with PASS right
+// after outline (how a pass outside the defaults is tried inside them).
 //
 // For i in 0..N-1, with seed S+i:
 //   1. csmith --seed S+i (bounded sizes, so programs run quickly);
@@ -34,6 +37,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { getPass, optimize, SIZE_TARGETS, type SizeTarget } from "../src/index.js";
+import { defaultPipelineWith } from "../src/passes/registry.js";
 import { nodeMeasures } from "../src/cli/compress.js";
 import { compareOutcomes, describeEnd, runWasi, type WasiOutcome } from "../test/oracle/wasi-runner.js";
 
@@ -64,6 +68,8 @@ export interface FuzzOptions {
   seed: number;
   /** Pass names; undefined: the default pipeline; []: none. */
   passes?: string[];
+  /** Instead of `passes`: each target's default pipeline with this pass right after outline. */
+  plus?: string;
   /**
    * Size targets the passes judge by; each compiled program is optimized and
    * run once per target (compiling is the slow part). Default: the library's
@@ -196,7 +202,8 @@ interface ProgramResult {
   notes: string[];
 }
 
-function passesArg(passes: string[] | undefined): string {
+function passesArg(passes: string[] | undefined, plus?: string): string {
+  if (plus !== undefined) return ` --passes default+${plus}`;
   if (passes === undefined) return "";
   return ` --passes ${passes.length === 0 ? "none" : passes.join(",")}`;
 }
@@ -274,7 +281,7 @@ async function fuzzOne(seed: number, o: FuzzOptions, clangEnv: NodeJS.ProcessEnv
           optimized = o.transform
             ? o.transform(original.slice())
             : optimize(original.slice(), {
-                ...(o.passes === undefined ? {} : { passes: o.passes }),
+                ...(o.plus !== undefined ? { passes: defaultPipelineWith(target ?? "raw", o.plus) } : o.passes === undefined ? {} : { passes: o.passes }),
                 ...(target ? { target, measures: nodeMeasures } : {}),
                 ...(outlineHot ? { outlineHot } : {}),
               }).binary;
@@ -299,12 +306,12 @@ async function fuzzOne(seed: number, o: FuzzOptions, clangEnv: NodeJS.ProcessEnv
           writeFileSync(join(dir, "prog.c"), readFileSync(cFile));
           writeFileSync(join(dir, "original.wasm"), original);
           if (optimized) writeFileSync(join(dir, "optimized.wasm"), optimized);
-          const repro = `npm run fuzz -- --count 1 --seed ${seed}${passesArg(o.passes)}${target ? ` --target ${target}` : ""}${outlineHot ? " --outline-hot on" : ""}${o.wasmOpt ? "" : " --no-wasm-opt"}`;
+          const repro = `npm run fuzz -- --count 1 --seed ${seed}${passesArg(o.passes, o.plus)}${target ? ` --target ${target}` : ""}${outlineHot ? " --outline-hot on" : ""}${o.wasmOpt ? "" : " --no-wasm-opt"}`;
           const compare = optimized ? `node dist/scripts/fuzz.js --compare ${join(dir, "original.wasm")} ${join(dir, "optimized.wasm")}` : "";
           writeFileSync(
             join(dir, "difference.txt"),
             [
-              `seed ${seed}, variant: ${variant}, passes: ${o.passes === undefined ? "default pipeline" : o.passes.length ? o.passes.join(",") : "none"}`,
+              `seed ${seed}, variant: ${variant}, passes: ${o.plus !== undefined ? `default pipeline with ${o.plus}` : o.passes === undefined ? "default pipeline" : o.passes.length ? o.passes.join(",") : "none"}`,
               `csmith ${CSMITH_OPTIONS.join(" ")} --seed ${seed}`,
               `clang-19 --target=wasm32-wasi ${level} -c prog.c; linked without -O${v.tag ? "; then wasm-opt -Oz" : ""}`,
               `reproduce: ${repro}`,
@@ -394,7 +401,7 @@ export function summaryLine(s: FuzzSummary): string {
 
 // ---------------------------------------------------------------------- CLI
 
-const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--passes a,b|none] [--target T1,T2,… (raw|gzip|brotli|balanced)]
+const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--passes a,b|none|default+PASS] [--target T1,T2,… (raw|gzip|brotli|balanced)]
                        [--outline-hot off|on|both] [--keep-dir DIR]
                        [--jobs J] [--timeout MS] [--no-wasm-opt] [--verbose]
        node dist/scripts/fuzz.js --compare A.wasm B.wasm`;
@@ -432,7 +439,8 @@ function parseArgs(argv: string[]): FuzzOptions | { compare: [string, string] } 
       case "--passes": {
         const v = value();
         if (v === undefined) throw new Error("--passes needs a comma-separated list (or none)");
-        o.passes = v === "none" ? [] : v.split(",").map((s) => s.trim()).filter(Boolean);
+        if (v.startsWith("default+")) o.plus = v.slice("default+".length);
+        else o.passes = v === "none" ? [] : v.split(",").map((s) => s.trim()).filter(Boolean);
         break;
       }
       case "--target": {
@@ -486,7 +494,7 @@ async function main(): Promise<number> {
     process.stdout.write(d === null ? "same behaviour\n" : d + "\n");
     return d === null ? 0 : 1;
   }
-  const unknown = (parsed.passes ?? []).filter((p) => !getPass(p));
+  const unknown = [...(parsed.passes ?? []), ...(parsed.plus !== undefined ? [parsed.plus] : [])].filter((p) => !getPass(p));
   if (unknown.length) {
     process.stderr.write(`fuzz: unknown pass${unknown.length > 1 ? "es" : ""} ${unknown.join(", ")}\n`);
     return 2;

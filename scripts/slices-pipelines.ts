@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { optimize } from "../src/pipeline.js";
 import { nodeMeasures } from "../src/cli/compress.js";
-import { defaultPipeline } from "../src/passes/registry.js";
+import { defaultPipeline, defaultPipelineWith } from "../src/passes/registry.js";
 import type { SizeTarget } from "../src/size-target.js";
 
 const args = process.argv.slice(2);
@@ -40,11 +40,7 @@ for (let i = 0; i < args.length; i++) {
 
 function passesOf(spec: string, target: SizeTarget): string[] {
   if (spec === "default") return [...defaultPipeline(target)];
-  if (spec === "default+slices") {
-    const d = [...defaultPipeline(target)];
-    d.splice(d.indexOf("outline") + 1, 0, "slices");
-    return d;
-  }
+  if (spec === "default+slices") return defaultPipelineWith(target, "slices");
   return spec.split(",");
 }
 

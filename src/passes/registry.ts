@@ -45,6 +45,13 @@ export function defaultPipeline(target: SizeTarget): readonly string[] {
   return target === "raw" ? RAW_PIPELINE : DEFAULT_PIPELINE;
 }
 
+/** The default pipeline of `target` with `pass` run right after outline (how slices and fuse-branches are tried in it). */
+export function defaultPipelineWith(target: SizeTarget, pass: string): string[] {
+  const d = [...defaultPipeline(target)];
+  d.splice(d.indexOf("outline") + 1, 0, pass);
+  return d;
+}
+
 const registry = new Map<string, Pass>();
 for (const p of BUILTIN_PASSES) registerPass(p);
 
