@@ -155,12 +155,14 @@ export class LocalSsa {
 
   /** The `local.get` instructions that read `v`, in body order. */
   getsOf(v: number): readonly number[] {
+    if (v < 0) return [];
     this.complete(this.local[v]!);
     return this.gets[v] ?? [];
   }
 
   /** The φ values that have `v` among their operands. */
   phisUsing(v: number): readonly number[] {
+    if (v < 0) return [];
     this.complete(this.local[v]!);
     return this.phis[v] ?? [];
   }
