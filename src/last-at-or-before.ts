@@ -3,7 +3,7 @@
 // source-map follower and the DWARF line follower, which all look up
 // "the entry that covers this offset" in sorted tables.
 
-export function lastAtOrBefore<T>(items: readonly T[], key: (item: T) => number, x: number): number {
+export function lastAtOrBefore<T>(items: ArrayLike<T>, key: (item: T) => number, x: number): number {
   let lo = 0;
   let hi = items.length - 1;
   let found = -1;

@@ -77,7 +77,6 @@ export class LocalSsa {
   private readonly defList: Int32Array;
   /** Per local: its value on entry to the function. */
   private readonly entryValue: number[] = [];
-  private dom: DomTree | null = null;
 
   constructor(
     readonly cfg: Cfg,
@@ -167,6 +166,11 @@ export class LocalSsa {
     return this.phis[v] ?? [];
   }
 
+  /** The `local.set`/`local.tee` instructions of local x, in body order. */
+  defsOf(x: number): Int32Array {
+    return this.defList.subarray(this.defStart[x]!, this.defStart[x + 1]!);
+  }
+
   /** Makes the values of every local (for callers that look at all of them). */
   completeAll(): this {
     for (let x = 0; x < this.nLocals; x++) this.complete(x);
@@ -216,14 +220,13 @@ export class LocalSsa {
       // every block it strictly dominates reads on entry (no other definition can come between), so
       // reads there need no walk and leave no φ (they were all trivial ones)
       let defBlock = -2;
-      for (let k = this.defStart[x]!; k < this.defStart[x + 1]!; k++) {
-        const d = this.defList[k]!;
+      for (const d of this.defsOf(x)) {
         const b = g.blockOf[d]!;
         lastDef[b] = this.defined[d]!;
         defBlock = defBlock === -2 || defBlock === b ? b : -1;
       }
-      this.dom ??= dominatorTree(g.body);
-      for (const i of gets) if (this.reads[i] === PENDING) this.reads[i] = this.readEntry(g.blockOf[i]!, x, lastDef, entry, defBlock, this.dom);
+      const dom = dominatorTree(g.body);
+      for (const i of gets) if (this.reads[i] === PENDING) this.reads[i] = this.readEntry(g.blockOf[i]!, x, lastDef, entry, defBlock, dom);
     }
     // every φ made here is one of x's
     removeTrivialPhis(this, first, gets, this.reads);
@@ -234,7 +237,7 @@ export class LocalSsa {
     for (let v = first; v < this.count; v++) {
       if (!this.live(v)) continue;
       const ops = this.operands[v]!;
-    for (let k = 0; k < ops.length; k++) if (ops[k]! >= 0 && ops.indexOf(ops[k]!) === k) (this.phis[ops[k]!] ??= []).push(v);
+      for (let k = 0; k < ops.length; k++) if (ops[k]! >= 0 && ops.indexOf(ops[k]!) === k) (this.phis[ops[k]!] ??= []).push(v);
     }
   }
 

@@ -40,6 +40,7 @@ import { effectsContext, instrFlags, isPureFlags, rangeFlags, type EffectsContex
 import { loopForest, type LoopForest } from "../../analysis/loops.js";
 import { localTypesOf, moduleEnv, type ModuleEnv } from "../../analysis/module-env.js";
 import { DEF, localSsa, PARAM, PHI, ZERO, type LocalSsa } from "../../analysis/ssa.js";
+import { lastAtOrBefore } from "../../last-at-or-before.js";
 
 const LOCAL_GET = idOf("local.get");
 const LOCAL_SET = idOf("local.set");
@@ -156,8 +157,6 @@ export class FunctionSlicer {
   readonly tree: ControlTree;
   /** Per push slot: the instruction that pops it, -1 if none does. */
   private readonly consumerOfPush: Int32Array;
-  /** Per local: its local.set/local.tee instructions. */
-  private readonly defsOf: number[][];
   /** Per (block of the read, block of the criterion): the blocks a path between them may pass (see reaches); null: too far to search. */
   private readonly between = new Map<number, Uint8Array | null>();
   private readonly headers: Set<number>;
@@ -187,11 +186,6 @@ export class FunctionSlicer {
         const s = t.popFrom[k]!;
         if (s >= 0) this.consumerOfPush[s] = i;
       }
-    }
-    this.defsOf = Array.from({ length: this.localTypes.length }, () => []);
-    const { ops, imm, immStart } = this.body;
-    for (let i = 0; i < this.body.count; i++) {
-      if (ops[i] === LOCAL_SET || ops[i] === LOCAL_TEE) this.defsOf[imm[immStart[i]!]!]!.push(i);
     }
   }
 
@@ -408,19 +402,14 @@ export class FunctionSlicer {
    * that does not run g again.
    */
   holds(x: number, g: number, c: number): boolean {
-    const defs = this.defsOf[x]!;
+    const defs = this.ssa.defsOf(x);
     if (defs.length === 0) return true;
     const bo = this.cfg.blockOf;
     const bg = bo[g]!, bc = bo[c]!;
     if (bg === bc && g < c) {
       // defs are in body order: is the first one after g before c?
-      let lo = 0, hi = defs.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (defs[mid]! <= g) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo === defs.length || defs[lo]! >= c;
+      const k = lastAtOrBefore(defs, (d) => d, g) + 1;
+      return k === defs.length || defs[k]! >= c;
     }
     const mid = this.betweenBlocks(bg, bc);
     if (!mid) return false;
