@@ -28,7 +28,7 @@ import { failedRuntime, loadWorkloads, measureRuntime, RUNTIME_METHOD, type Load
 import { PROFILE_GUIDED_METHOD, recordProfiles } from "./profile-guided.js";
 import { engineSummaries, headlineSlowdown, variantLabel, variantSlowdowns } from "./variants.js";
 import { recordBaselineWork, recordWork, WORK_METHOD, workResult } from "./work.js";
-import { DEFAULT_ENGINES, engineText, parseEngines, parseTiering, resolveEngine, TIERING_MODES, type Engine, type Tiering } from "./engines.js";
+import { DEFAULT_ENGINES, engineText, parseCombos, parseEngines, parseTiering, resolveEngine, TIERING_MODES, type Combo, type Engine, type Tiering } from "./engines.js";
 import { measureSizes, sectionBreakdown, SIZES_METHOD, type Sizes } from "./sizes.js";
 import { sectionSpans } from "../src/binary/sections.js";
 import { debugKind, withoutCustomSections } from "../src/debug-info.js";
@@ -111,6 +111,9 @@ const USAGE = `usage: npm run bench [-- options]
                     default both): no-liftoff runs node --no-liftoff (optimized
                     code only, the steady state), default is V8's own tiering.
                     Every runtime row is measured per engine and mode
+  --combos LIST     instead of every engine under every mode, these pairs only
+                    (comma-separated ENGINE:MODE, e.g. node20:no-liftoff,
+                    node24:default); not with --engines or --tiering
   --aa              also an A/A row per workload, engine and mode: the -Oz
                     baseline against a byte-identical copy (the noise)
   --no-runtime      skip the workload runtime measurement
@@ -144,6 +147,8 @@ interface Options {
   profileGuided: boolean;
   engines: string[];
   tiering: Tiering[];
+  /** --combos: the engine and mode pairs to measure, or null for every engine under every mode */
+  combos: Combo[] | null;
   aa: boolean;
   runtime: boolean;
   work: boolean;
@@ -172,6 +177,7 @@ function parseOptions(argv: string[]): Options | null {
       "profile-guided": { type: "boolean" },
       engines: { type: "string" },
       tiering: { type: "string" },
+      combos: { type: "string" },
       aa: { type: "boolean" },
       "no-runtime": { type: "boolean" },
       "no-work": { type: "boolean" },
@@ -202,6 +208,10 @@ function parseOptions(argv: string[]): Options | null {
     values["no-timing"] === true ? [] : values["time-targets"] !== undefined ? parseTargets(values["time-targets"], "--time-targets") : [DEFAULT_TARGET];
   const targets = values.targets !== undefined ? parseTargets(values.targets) : [DEFAULT_TARGET];
   for (const t of timeTargets) if (!targets.includes(t)) targets.push(t);
+  if (values.combos !== undefined && (values.engines !== undefined || values.tiering !== undefined)) {
+    throw new Error("--combos names the engine and mode pairs itself: give it without --engines and --tiering");
+  }
+  const combos = values.combos !== undefined ? parseCombos(values.combos) : null;
   return {
     only: (values.only ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== ""),
     quick,
@@ -213,8 +223,9 @@ function parseOptions(argv: string[]): Options | null {
     timeTargets,
     runtimeTargets: values["runtime-targets"] !== undefined ? parseTargets(values["runtime-targets"], "--runtime-targets") : [DEFAULT_TARGET],
     profileGuided: values["profile-guided"] === true,
-    engines: values.engines !== undefined ? parseEngines(values.engines) : [...DEFAULT_ENGINES],
-    tiering: values.tiering !== undefined ? parseTiering(values.tiering) : [...TIERING_MODES],
+    engines: combos ? [...new Set(combos.map((c) => c.engine))] : values.engines !== undefined ? parseEngines(values.engines) : [...DEFAULT_ENGINES],
+    tiering: combos ? [...new Set(combos.map((c) => c.tiering))] : values.tiering !== undefined ? parseTiering(values.tiering) : [...TIERING_MODES],
+    combos,
     aa: values.aa === true,
     runtime: values["no-runtime"] !== true || values["work-only"] === true,
     work: values["no-work"] !== true || values["work-only"] === true,
@@ -644,7 +655,11 @@ class Bench {
     // Each variant under each engine and tiering mode, grouped by engine and mode.
     const rows: RuntimeResult[] = [];
     const combos: { engine?: Engine; tiering?: Tiering }[] =
-      this.engines.length > 0 ? this.engines.flatMap((engine) => this.opts.tiering.map((tiering) => ({ engine, tiering }))) : [{}];
+      this.engines.length > 0
+        ? this.engines
+            .flatMap((engine) => this.opts.tiering.map((tiering) => ({ engine, tiering })))
+            .filter((c) => this.opts.combos === null || this.opts.combos.some((p) => p.engine === c.engine.name && p.tiering === c.tiering))
+        : [{}];
     for (const combo of combos) {
       const o: RuntimeOptions = { ...ropts, ...combo };
       for (const v of variants) {

@@ -74,6 +74,30 @@ export function parseTiering(s: string, what = "--tiering"): Tiering[] {
   return names as Tiering[];
 }
 
+/** One engine under one tiering mode: a runtime row's combination. */
+export interface Combo {
+  engine: string;
+  tiering: Tiering;
+}
+
+/**
+ * Parses "node20:no-liftoff,node24:default": the engine and mode pairs to measure, when the
+ * full product of --engines and --tiering is more than a run needs (keeps the order, drops
+ * duplicates).
+ */
+export function parseCombos(s: string, what = "--combos"): Combo[] {
+  const out: Combo[] = [];
+  for (const item of s.split(",").map((x) => x.trim()).filter((x) => x !== "")) {
+    const colon = item.indexOf(":");
+    if (colon < 0) throw new Error(`${what}: ${JSON.stringify(item)} is not ENGINE:MODE (for example node24:default)`);
+    const [engine] = parseEngines(item.slice(0, colon), what);
+    const [tiering] = parseTiering(item.slice(colon + 1), what);
+    if (!out.some((c) => c.engine === engine && c.tiering === tiering)) out.push({ engine: engine!, tiering: tiering! });
+  }
+  if (out.length === 0) throw new Error(`${what} needs at least one ENGINE:MODE pair`);
+  return out;
+}
+
 /** The cache folder for fetched engines. */
 export function defaultEngineCache(env: NodeJS.ProcessEnv = process.env): string {
   if (env.WASM_COMPACT_ENGINE_CACHE) return env.WASM_COMPACT_ENGINE_CACHE;

@@ -595,6 +595,9 @@ test("bench rejects an unknown --engines or --tiering name with a usage error", 
   const b = spawnSync(process.execPath, [BENCH, "--tiering", "no-liftoff,turbo", "--quick"], { encoding: "utf8", timeout: 60_000 });
   assert.equal(b.status, 2);
   assert.match(b.stderr, /--tiering: unknown tiering mode "turbo"/);
+  const c = spawnSync(process.execPath, [BENCH, "--combos", "node20:no-liftoff", "--engines", "node20", "--quick"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(c.status, 2);
+  assert.match(c.stderr, /--combos names the engine and mode pairs itself/);
 });
 
 test("parseEngines and parseTiering keep the order, drop duplicates, reject unknown names", async () => {
@@ -607,6 +610,18 @@ test("parseEngines and parseTiering keep the order, drop duplicates, reject unkn
   assert.throws(() => parseTiering("liftoff"), /unknown tiering mode "liftoff"/);
   assert.deepEqual(tieringFlags("no-liftoff"), ["--no-liftoff"]);
   assert.deepEqual(tieringFlags("default"), []);
+});
+
+test("parseCombos keeps ENGINE:MODE pairs in order, drops duplicates, rejects malformed ones", async () => {
+  const { parseCombos } = await import("../bench/engines.js");
+  assert.deepEqual(parseCombos("node20:no-liftoff, node24:default,node20:no-liftoff"), [
+    { engine: "node20", tiering: "no-liftoff" },
+    { engine: "node24", tiering: "default" },
+  ]);
+  assert.throws(() => parseCombos("node20"), /"node20" is not ENGINE:MODE/);
+  assert.throws(() => parseCombos("node20:turbo"), /unknown tiering mode "turbo"/);
+  assert.throws(() => parseCombos("chrome:default"), /unknown engine "chrome"/);
+  assert.throws(() => parseCombos(" , "), /at least one/);
 });
 
 test("resolveEngine: the running node, an override, an unpacked cache and a (fake, offline) npm pack; clear errors otherwise", async () => {
