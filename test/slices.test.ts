@@ -107,6 +107,32 @@ test("a slice does not leave its loop: a value from outside is a stop value, a Î
   assert.ok(!names(fs, s.instrs).includes("i32.mul"));
 });
 
+test("a refused criterion's path is not replayed for another, except at its own loop depth", async () => {
+  // the add after loop $b1 (depth 1) reaches the load through the xor in $b1 and is refused; the mul in $b2
+  // (depth 2) reaches the same xor, but at depth 2 the xor's operand is a stop value (set at depth 1): a slice
+  const fs = await slicerOf(`(module (memory 1) (func (param i32) (result i32) (local i32 i32 i32)
+    (loop $a
+      (local.set 1 (i32.load (local.get 0)))
+      (loop $b1
+        (local.set 2 (i32.xor (local.get 1) (i32.const 5)))
+        (br_if $b1 (local.get 2)))
+      (local.set 3 (i32.add (local.get 2) (i32.const 1)))
+      (loop $b2
+        (local.set 3 (i32.mul (local.get 2) (i32.const 3)))
+        (br_if $b2 (local.get 3)))
+      (br_if $a (local.get 3)))
+    (local.get 3)))`);
+  assert.equal(refusalOf(fs, "i32.add").reason, "impure");
+  assert.equal(refusalOf(fs, "i32.add").reason, "impure", "asked again: the same answer, from the memo");
+  const s = sliceOf(fs, "i32.mul");
+  assert.equal(s.depth, 2);
+  assert.deepEqual(names(fs, s.instrs).filter((n) => n.startsWith("i32.") && n !== "i32.const"), ["i32.xor", "i32.mul"]);
+  assert.ok(s.stops.some((x) => x.local === 1 && x.kind === STOP_OUTER));
+  // and in the pass's order (the xor, the add, then the mul) the same
+  const found = findSlices(fs.m);
+  assert.ok(found.occurrences.some((o) => o.slice.criterion === nth(fs, "i32.mul")), "the mul's slice is found after the add was refused");
+});
+
 test("refusal: a stop value whose local is written between the slice's read and the criterion", async () => {
   const fs = await slicerOf(`(module (func (param i32) (result i32) (local i32)
     (local.set 1 (i32.mul (local.get 0) (i32.const 3)))

@@ -160,6 +160,12 @@ export class FunctionSlicer {
   /** Per (block of the read, block of the criterion): the blocks a path between them may pass (see reaches); null: too far to search. */
   private readonly between = new Map<number, Uint8Array | null>();
   private readonly headers: Set<number>;
+  /**
+   * Operand producers whose exploration is known to end in a refusal, by (producer, criterion loop depth, stage):
+   * see build. In a hash round every criterion's slice reaches back to the same load; this refuses the next
+   * criterion where it meets that chain instead of walking it again.
+   */
+  private readonly doomed = new Map<number, Refusal>();
 
   constructor(
     readonly m: Module,
@@ -227,13 +233,35 @@ export class FunctionSlicer {
   }
 
   private build(c: number, throughIfs: boolean): Slice {
+    const depth = this.depthOf(c);
+    // The producers being explored outside every γ (a γ catches refusals under it). A refusal for a reason fixed
+    // by the path alone (impure, construct, other: not stop-moved, which depends on c, nor too-big, a total) that
+    // reaches the top was thrown outside every γ, and the path from each of these producers to where it was thrown
+    // passes no φ, only ops and SSA definitions reached at this loop depth: exploring any of them again, for
+    // another criterion at the same depth and stage, ends in a refusal too (a value on that path cannot have been
+    // reached before without throwing). So they are doomed, and the criterion's occurrences are the same as
+    // without the memo; only which reason a refused criterion is counted under may differ.
+    const path: number[] = [];
+    const memo = depth < 64;
+    const keyOf = (p: number): number => (p * 64 + depth) * 2 + (throughIfs ? 1 : 0);
+    try {
+      return this.explore(c, throughIfs, depth, path, memo ? keyOf : null);
+    } catch (e) {
+      if (memo && e instanceof Refused && path.length > 0) {
+        const r = e.refusal.reason;
+        if (r === "impure" || r === "construct" || r === "other") for (const p of path) this.doomed.set(keyOf(p), e.refusal);
+      }
+      throw e;
+    }
+  }
+
+  private explore(c: number, throughIfs: boolean, depth: number, path: number[], keyOf: ((p: number) => number) | null): Slice {
     const nodes: SliceNode[] = [];
     const stops: Stop[] = [];
     const instrs: number[] = [];
     const inSlice = new Set<number>();
     const phis: number[] = [];
     const constructs: number[] = [];
-    const depth = this.depthOf(c);
     const { ops } = this.body;
     /** Node of each SSA value already reached (defs, stops, zeros, γs). */
     const ofValue = new Map<number, number>();
@@ -253,16 +281,22 @@ export class FunctionSlicer {
     /** The node of the value instruction p pushes (p an operand producer). */
     const pushed = (p: number): number => {
       if (p < 0) throw new Refused({ reason: "other", instr: c });
+      if (keyOf !== null) {
+        const known = this.doomed.get(keyOf(p));
+        if (known !== undefined) throw new Refused(known);
+      }
+      path.push(p);
       const op = ops[p]!;
+      let n: number;
       if (op === LOCAL_GET) {
         add(p);
-        return valueNode(this.ssa.readOf(p), p);
-      }
-      if (op === LOCAL_TEE) {
+        n = valueNode(this.ssa.readOf(p), p);
+      } else if (op === LOCAL_TEE) {
         add(p);
-        return defNode(p);
-      }
-      return opNode(p);
+        n = defNode(p);
+      } else n = opNode(p);
+      path.pop();
+      return n;
     };
     /** The value local.set/tee d stores. */
     const defNode = (d: number): number => {
@@ -320,7 +354,7 @@ export class FunctionSlicer {
       const tw = this.gsa.twoWay(v);
       const type = this.localTypes[this.ssa.local[v]!]!;
       if (!tw || !GAMMA_TYPES.has(type) || popCount(this.typing, tw.branch) !== 1) return -1;
-      const mark = { nodes: nodes.length, stops: stops.length, instrs: instrs.length, keys: valueKeys.length, phis: phis.length, constructs: constructs.length };
+      const mark = { nodes: nodes.length, stops: stops.length, instrs: instrs.length, keys: valueKeys.length, phis: phis.length, constructs: constructs.length, path: path.length };
       try {
         const operands = this.ssa.operands[v]!;
         const whenTrue = valueNode(operands[tw.whenTrue]!, get);
@@ -338,6 +372,7 @@ export class FunctionSlicer {
         for (const k of valueKeys.splice(mark.keys)) ofValue.delete(k);
         phis.length = mark.phis;
         constructs.length = mark.constructs;
+        path.length = mark.path;
         return -1;
       }
     };
