@@ -329,6 +329,36 @@ test("usage: an empty name in --passes", () => {
   rmSync(dir, { recursive: true });
 });
 
+test("usage: --threads takes a whole number from 1 to 256", () => {
+  const { dir, input, output } = withInput(VALID);
+  for (const bad of ["0", "-2", "1.5", "two", "", "257"]) assertUsage(cli([input, "-o", output, `--threads=${bad}`]), /--threads: expected a whole number from 1 to 256/);
+  assertUntouched(dir, ["in.wasm"], { path: input, bytes: VALID });
+  rmSync(dir, { recursive: true });
+});
+
+test("--threads 1, 2 and 3 write the same module and report (the workers only measure)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-threads-"));
+  try {
+    const input = join(ROOT, "fixtures/wasm/graph-Oz-wasmopt.wasm");
+    const outs: Uint8Array[] = [];
+    const sizes: unknown[] = [];
+    for (const n of ["1", "2", "3"]) {
+      const out = join(dir, `out${n}.wasm`);
+      const json = join(dir, `out${n}.json`);
+      const r = cli([input, "-o", out, "--target", "brotli", "--threads", n, "--quiet", "--json", json]);
+      assert.equal(r.status, 0, r.stderr);
+      outs.push(new Uint8Array(readFileSync(out)));
+      sizes.push((JSON.parse(readFileSync(json, "utf8")) as { sizes: unknown }).sizes);
+    }
+    assert.deepEqual(outs[1], outs[0]);
+    assert.deepEqual(outs[2], outs[0]);
+    assert.deepEqual(sizes[1], sizes[0]);
+    assert.deepEqual(sizes[2], sizes[0]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("usage: an unknown feature, or one both enabled and disabled", () => {
   const { dir, input, output } = withInput(VALID);
   assertUsage(cli([input, "-o", output, "--enable", "multivalue,warp-drive"]), /--enable: unknown feature "warp-drive" \(use .*tail-call.*multivalue/);

@@ -21,19 +21,43 @@ function sample(n: number, seed: number): Uint8Array {
   return b;
 }
 
-test("prefetched and plain measures agree, in any order of asking", async () => {
+test("prefetched and plain measures agree, in any order of asking, also when the caller changed its bytes", async () => {
   const pool = new BrotliPool();
   try {
     const list = [0, 1, 2, 3, 4, 5].map((k) => sample(40_000 + 1000 * k, k + 1));
+    const keep = list.map((b) => b.slice());
     pool.prefetch(list);
     pool.prefetch(list); // a second hint for the same content is a no-op
-    for (const k of [3, 0, 5, 1, 4, 2]) assert.equal(pool.measure(list[k]!), brotliSize(list[k]!));
+    for (const b of list) b.fill(0); // whoever compresses a job (a worker, or this thread taking it back) uses the hinted bytes
+    for (const k of [3, 0, 5, 1, 4, 2]) assert.equal(pool.measure(keep[k]!), brotliSize(keep[k]!));
     const fresh = sample(30_000, 99);
     assert.equal(pool.measure(fresh), brotliSize(fresh), "not prefetched: measured on the spot");
     assert.equal(pool.counts.main + pool.counts.worker, 7, "each measure was made once");
   } finally {
     await pool.close();
   }
+});
+
+test("three workers share the jobs: every measure made once, the same numbers, the caller's bytes free to change", async () => {
+  const pool = new BrotliPool(3);
+  try {
+    const list = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => sample(60_000 + 1000 * k, k + 11));
+    const expected = list.map((b) => brotliSize(b));
+    const keys = list.map((b) => b.slice());
+    pool.prefetch(list);
+    assert.equal(pool.started, 3);
+    // the workers compress a copy: changing the caller's bytes now changes nothing they measure
+    for (const b of list) b.fill(0);
+    // the workers finish every job by themselves
+    const deadline = Date.now() + 120_000;
+    while (pool.unfinished > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(pool.unfinished, 0);
+    for (const k of [7, 0, 6, 1, 5, 2, 4, 3]) assert.equal(pool.measure(keys[k]!), expected[k]!, `module ${k}`);
+    assert.deepEqual([pool.counts.main, pool.counts.worker], [0, 8], "each measure was made once, by a worker");
+  } finally {
+    await pool.close();
+  }
+  assert.throws(() => new BrotliPool(0), /at least one worker/);
 });
 
 test("a module prefetched early has its gzip size measured by the worker; others by the caller", async () => {

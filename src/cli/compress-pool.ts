@@ -9,6 +9,10 @@
 // numbers as the single-threaded measure (same compressor, same settings).
 // A module hinted early (the input, while the passes run) has its gzip size
 // measured by the worker too, first: the judge asks for it before brotli.
+// With more than one worker (`--threads N` runs N - 1) every job goes to
+// every worker over one shared copy of its bytes, and whichever is free first
+// takes it (the same compare-and-swap as above): the candidates a judge
+// hints together are compressed side by side.
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -35,7 +39,7 @@ interface Pending {
 }
 
 export class BrotliPool {
-  private worker: Worker | null = null;
+  private workers: Worker[] = [];
   private readonly states = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
   private readonly sizes = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
   private readonly gzips = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
@@ -50,6 +54,11 @@ export class BrotliPool {
   /** Measures run, by thread (for tests and reports). */
   readonly counts = { main: 0, worker: 0, gzipWorker: 0 };
 
+  /** @param workerCount compression workers besides the calling thread (at least 1), started on the first prefetch */
+  constructor(readonly workerCount = 1) {
+    if (!Number.isInteger(workerCount) || workerCount < 1) throw new RangeError(`BrotliPool needs at least one worker, got ${workerCount}`);
+  }
+
   /**
    * Starts compressing these in the background (no-op for ones already known
    * or queued); `gzip`: their gzip sizes too (for modules not needed soon:
@@ -61,14 +70,17 @@ export class BrotliPool {
       const key = contentKey(bytes);
       if (this.pending.has(key) || this.done.has(key)) continue;
       const slot = this.next++;
+      // one copy the workers share (a copy per worker would multiply the memory), and the one this thread
+      // compresses if it takes the job back: the caller may change its bytes after the hint
+      const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+      shared.set(bytes);
       this.states[slot] = QUEUED;
-      this.pending.set(key, { slot, bytes });
+      this.pending.set(key, { slot, bytes: shared });
       if (gzip) {
         if (this.gzipSlots.size >= KEEP) this.gzipSlots.delete(this.gzipSlots.keys().next().value!);
         this.gzipSlots.set(key, slot);
       }
-      const copy = bytes.slice();
-      this.ensureWorker().postMessage({ slot, bytes: copy, gzip } satisfies Job, [copy.buffer]);
+      for (const w of this.ensureWorkers()) w.postMessage({ slot, bytes: shared, gzip } satisfies Job);
     }
   }
 
@@ -142,34 +154,50 @@ export class BrotliPool {
     this.done.set(key, size);
   }
 
-  private ensureWorker(): Worker {
-    if (!this.worker) {
-      this.worker = new Worker(new URL("./compress-worker.js", import.meta.url));
-      this.worker.unref();
-      this.worker.on("error", () => void (this.broken = true));
-      this.worker.postMessage({
+  private ensureWorkers(): Worker[] {
+    while (this.workers.length < this.workerCount) {
+      const w = new Worker(new URL("./compress-worker.js", import.meta.url));
+      w.unref();
+      w.on("error", () => void (this.broken = true));
+      w.postMessage({
         states: this.states.buffer as SharedArrayBuffer,
         sizes: this.sizes.buffer as SharedArrayBuffer,
         gzips: this.gzips.buffer as SharedArrayBuffer,
       } satisfies Init);
+      this.workers.push(w);
     }
-    return this.worker;
+    return this.workers;
   }
 
-  /** Stops the worker (jobs still queued are dropped). */
+  /** Workers started so far (for tests). */
+  get started(): number {
+    return this.workers.length;
+  }
+
+  /** Hinted jobs not finished yet, queued or being compressed (for tests). */
+  get unfinished(): number {
+    let n = 0;
+    for (const p of this.pending.values()) if (Atomics.load(this.states, p.slot) !== DONE) n++;
+    return n;
+  }
+
+  /** Stops the workers (jobs still queued are dropped). */
   async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = null;
+    const ws = this.workers;
+    this.workers = [];
     this.pending.clear();
     this.gzipSlots.clear();
-    if (w) await w.terminate();
+    await Promise.all(ws.map((w) => w.terminate()));
   }
 }
 
-/** Node's measures with brotli on two cores (plain ones on a single core); `pool.close()` when done. */
-export function parallelNodeMeasures(cores = availableParallelism()): { measures: SizeMeasures; pool: BrotliPool } {
-  const pool = new BrotliPool();
-  if (cores < 2) return { pool, measures: nodeMeasures };
+/**
+ * Node's measures with brotli on `threads` threads: the caller's and threads - 1 workers (plain measures, no
+ * worker, for 1); `pool.close()` when done. The numbers are the same whatever the count, so is the output.
+ */
+export function parallelNodeMeasures(threads = availableParallelism()): { measures: SizeMeasures; pool: BrotliPool } {
+  const pool = new BrotliPool(Math.max(1, threads - 1));
+  if (threads < 2) return { pool, measures: nodeMeasures };
   return {
     pool,
     measures: {

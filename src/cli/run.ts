@@ -6,6 +6,7 @@
 // -o naming the input); 3 internal error (a bug: please report it).
 
 import { readFileSync, statSync, type Stats } from "node:fs";
+import { availableParallelism } from "node:os";
 import { dirname, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { optimize } from "../pipeline.js";
@@ -29,6 +30,9 @@ import { runProfile } from "./profile-command.js";
 import { parseProfile, type Profile } from "../profile/profile.js";
 import { DEFAULT_HOT_THRESHOLD } from "../profile/hot-code.js";
 import { ProfileError } from "../profile/errors.js";
+
+/** More compression workers than this is a typo, not a machine. */
+const MAX_THREADS = 256;
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -127,6 +131,10 @@ options:
                       from another version, or corrupt ones, are ignored
                       with a note. Safe to share between processes and to
                       delete at any time
+      --threads N     threads for compressed-size measures: this one and N - 1
+                      workers that compress the modules the size judge will
+                      ask about next (default: the available cores, here
+                      ${availableParallelism()}; 1: no worker). The output is the same for every N
       --checked       validate after every pass (slower; names a pass that
                       produced an invalid module)
       --no-validate   do not validate the input and the output
@@ -189,6 +197,7 @@ export function run(argv: readonly string[], io: CliIO): number {
     "output-source-map"?: string;
     "output-source-map-url"?: string;
     cache?: string;
+    threads?: string;
     quiet?: boolean;
     "no-validate"?: boolean;
     checked?: boolean;
@@ -222,6 +231,7 @@ export function run(argv: readonly string[], io: CliIO): number {
         "output-source-map-url": { type: "string" },
         disable: { type: "string", multiple: true },
         cache: { type: "string" },
+        threads: { type: "string" },
         quiet: { type: "boolean", short: "q" },
         "no-validate": { type: "boolean" },
         checked: { type: "boolean" },
@@ -247,7 +257,13 @@ export function run(argv: readonly string[], io: CliIO): number {
   let target: SizeTarget = "balanced";
   let hotThreshold: number | undefined;
   let features: FeatureChoices = {};
+  let threads = availableParallelism();
   try {
+    if (values.threads !== undefined) {
+      const t = values.threads.trim();
+      threads = Number(t);
+      if (!/^[0-9]+$/.test(t) || threads < 1 || threads > MAX_THREADS) throw new UsageError(`--threads: expected a whole number from 1 to ${MAX_THREADS}, got "${values.threads}"`);
+    }
     if (values.target !== undefined) {
       if (!(SIZE_TARGETS as readonly string[]).includes(values.target)) {
         throw new UsageError(`--target: unknown size target "${values.target}" (use ${SIZE_TARGETS.join(", ")})`);
@@ -386,8 +402,8 @@ export function run(argv: readonly string[], io: CliIO): number {
   let report: Report;
   let sourceMap: string | undefined;
   let cached: CacheStats | undefined;
-  // brotli judgements use a second core (see compress-pool.ts)
-  const parallel = parallelNodeMeasures();
+  // brotli judgements use the other cores (see compress-pool.ts)
+  const parallel = parallelNodeMeasures(threads);
   try {
     ({ binary, report, sourceMap, cache: cached } = optimize(bytes, {
       passes: passNames,
