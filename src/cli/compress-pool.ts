@@ -192,10 +192,19 @@ export class BrotliPool {
 }
 
 /**
+ * The default thread count: the available cores, at most 4. The judge hints at a handful of modules at a time
+ * (the two sides of a comparison, layout's candidates, the input), and a worker compressing a large module at
+ * quality 11 holds about 80 MB: more workers would add memory, not speed.
+ */
+export function defaultThreads(): number {
+  return Math.min(availableParallelism(), 4);
+}
+
+/**
  * Node's measures with brotli on `threads` threads: the caller's and threads - 1 workers (plain measures, no
  * worker, for 1); `pool.close()` when done. The numbers are the same whatever the count, so is the output.
  */
-export function parallelNodeMeasures(threads = availableParallelism()): { measures: SizeMeasures; pool: BrotliPool } {
+export function parallelNodeMeasures(threads = defaultThreads()): { measures: SizeMeasures; pool: BrotliPool } {
   const pool = new BrotliPool(Math.max(1, threads - 1));
   if (threads < 2) return { pool, measures: nodeMeasures };
   return {

@@ -6,7 +6,6 @@
 // -o naming the input); 3 internal error (a bug: please report it).
 
 import { readFileSync, statSync, type Stats } from "node:fs";
-import { availableParallelism } from "node:os";
 import { dirname, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { optimize } from "../pipeline.js";
@@ -16,7 +15,7 @@ import { UnknownPassError, UsageError } from "../errors.js";
 import { SIZE_TARGETS, type SizeTarget } from "../size-target.js";
 import type { FeatureChoices } from "../passes/features.js";
 import { WASM_FEATURES, featureByName, type WasmFeature } from "../analysis/feature-names.js";
-import { parallelNodeMeasures } from "./compress-pool.js";
+import { defaultThreads, parallelNodeMeasures } from "./compress-pool.js";
 import { WasmDecodeError, WasmValidationError } from "../binary/errors.js";
 import { VERSION } from "../version.js";
 import type { CacheOptions, CacheStats } from "../cache/stats.js";
@@ -133,8 +132,8 @@ options:
                       delete at any time
       --threads N     threads for compressed-size measures: this one and N - 1
                       workers that compress the modules the size judge will
-                      ask about next (default: the available cores, here
-                      ${availableParallelism()}; 1: no worker). The output is the same for every N
+                      ask about next (default: the available cores, at most
+                      4, here ${defaultThreads()}; 1: no worker). The output is the same for every N
       --checked       validate after every pass (slower; names a pass that
                       produced an invalid module)
       --no-validate   do not validate the input and the output
@@ -257,7 +256,7 @@ export function run(argv: readonly string[], io: CliIO): number {
   let target: SizeTarget = "balanced";
   let hotThreshold: number | undefined;
   let features: FeatureChoices = {};
-  let threads = availableParallelism();
+  let threads = defaultThreads();
   try {
     if (values.threads !== undefined) {
       const t = values.threads.trim();
