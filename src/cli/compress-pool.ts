@@ -1,4 +1,4 @@
-// Brotli measures on two cores. A brotli q11 run of the whole module is most
+// Brotli measures on several cores (`--threads`). A brotli q11 run of the whole module is most
 // of the time a compressed size target costs (about 1.6 µs per byte, 5-15
 // runs per file), and the judge often knows what it will measure next: the
 // input while the first passes plan, every candidate order of `layout`, the
