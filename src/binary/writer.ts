@@ -32,11 +32,18 @@ export interface WriteOptions {
 const ORDER = [1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11];
 
 export function writeModule(m: Module, options: WriteOptions = {}): Uint8Array {
-  const out = new ByteWriter(1 << 16);
+  // Buffers sized up front: the code and data sections are most of a module,
+  // and growing them by doubling cost a pass's trial write more time than
+  // writing them (fresh large buffers, copied at every step).
+  const code = codeCapacity(m);
+  const data = dataCapacity(m);
+  let customs = 0;
+  for (const c of m.customs) customs += c.bytes.length + c.name.length + 16;
+  const out = new ByteWriter(code + data + customs + (1 << 16));
   out.bytes(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
   writeCustoms(out, m, 0);
   for (const id of ORDER) {
-    const sec = new ByteWriter(256);
+    const sec = new ByteWriter(id === 10 ? code : id === 11 ? data : 256);
     const mark = options.addresses?.size ?? 0;
     if (writeSection(sec, m, id, options)) {
       out.u8(id);
@@ -46,6 +53,20 @@ export function writeModule(m: Module, options: WriteOptions = {}): Uint8Array {
     writeCustoms(out, m, id);
   }
   return out.finish();
+}
+
+/** About the code section's payload size (exact where every body is copied as read; re-encoded ones are guessed from their old size). */
+function codeCapacity(m: Module): number {
+  let n = 16;
+  for (const f of m.functions) n += (f.raw ? f.raw.length : 64) + 5;
+  return n;
+}
+
+/** The data section's payload size, give or take each segment's offset expression. */
+function dataCapacity(m: Module): number {
+  let n = 16;
+  for (const d of m.data) n += d.bytes.length + 24;
+  return n;
 }
 
 /** Bytes section `id` takes in the written module: id, size and payload (0 when the writer leaves it out). */
