@@ -15,7 +15,7 @@ import { codeSize, funcEntrySize, rangeSize } from "../src/analysis/sizes.js";
 import { BodyBuilder, type Body } from "../src/ir/body.js";
 import type { Module } from "../src/ir/module.js";
 import { I32, refType, type ValType } from "../src/ir/types.js";
-import type { SizeJudge } from "../src/size-target.js";
+import { estimateView, type SizeJudge } from "../src/size-target.js";
 import { copyRange } from "../src/extract/copy.js";
 import { movedBody, siteRename } from "../src/extract/moved-body.js";
 import { callSiteBytes, emitCallSite, type CallSite } from "../src/extract/call-site.js";
@@ -314,4 +314,26 @@ test("judgementBudget: one table, per pass, shrinking with the module", () => {
   assert.deepEqual([1000, 300 << 10, 5 << 20].map((n) => judgementBudget("outline", n)), [24, 8, 3]);
   assert.deepEqual([1000, 200 << 10, 3 << 20].map((n) => judgementBudget("fold-blocks", n)), [16, 8, 3]);
   assert.deepEqual([1000, 300 << 10, 5 << 20].map((n) => judgementBudget("merge-functions", n)), [7, 3, 1]);
+});
+
+test("judgementBudget shrinks where most of the module is what the estimates leave out (data)", async () => {
+  // one function and `data` bytes of data; the estimates see the module without its data section
+  const mod = async (data: number): Promise<Uint8Array> =>
+    await parse(`(module (memory 1) ${"(func (result i32) i32.const 1 i32.const 2 i32.add)".repeat(40)} (data (i32.const 0) "${"a".repeat(data)}"))`);
+  const seen = estimateView(await mod(0)).length;
+  const whole = (b: Uint8Array): number => b.length / estimateView(b).length;
+  // up to 1.5 times what the estimates see: the table's budget (24 below 256 KiB)
+  assert.equal(judgementBudget("outline", await mod(0)), 24);
+  const under = await mod(Math.floor(seen * 0.3));
+  assert.ok(whole(under) < 1.5);
+  assert.equal(judgementBudget("outline", under), 24);
+  // three times: half of 1.5 / 3 of it
+  const three = await mod(seen * 2 - 8);
+  assert.ok(Math.abs(whole(three) - 3) < 0.1, `${whole(three)}`);
+  assert.equal(judgementBudget("outline", three), 12);
+  assert.equal(judgementBudget("fold-blocks", three), 8);
+  // never below one
+  assert.equal(judgementBudget("outline", await mod(seen * 100)), 1);
+  // a length alone is taken as all code
+  assert.equal(judgementBudget("outline", three.length), 24);
 });

@@ -6,7 +6,7 @@
 // batch whose raw saving is below MIN_JUDGED_SHARE of the module is not
 // judged: the compressed sizes of a whole module do not resolve it.
 
-import type { SizeJudge } from "../size-target.js";
+import { estimateView, type SizeJudge } from "../size-target.js";
 
 /** The passes that judge their changes. */
 export type JudgedPass = "outline" | "fold-blocks" | "merge-functions" | "slices" | "fuse-branches";
@@ -46,10 +46,29 @@ const BUDGETS: Record<JudgedPass, { small: number; medium: number; large: number
  */
 export const MIN_JUDGED_SHARE = 2e-4;
 
-/** The judgement budget of `pass` on a module of `moduleBytes` bytes (as the pass first writes it). */
-export function judgementBudget(pass: JudgedPass, moduleBytes: number): number {
+/**
+ * Above this ratio of a module's bytes to what the estimates see (data and
+ * debug info left out), budgets shrink in proportion. A judgement costs in
+ * proportion to the module, as does the last word's quality-11 run of the
+ * result that waits for the passes; wasm-opt -Oz costs in proportion to the
+ * code. brotli-wasm's three builds (2.9: two thirds data) spent 0.6 s of
+ * 2.1 s of passes judging outline's batches, for 425 bytes of 1 MB, and took
+ * 1.03-1.07 times as long as -Oz. (The same ratio at which the input's
+ * quality-11 run starts before the passes: EARLY_INPUT_WHOLE.)
+ */
+export const BUDGET_WHOLE = 1.5;
+
+/**
+ * The judgement budget of `pass` on `module` (as the pass first writes it;
+ * a length alone is taken as all code).
+ */
+export function judgementBudget(pass: JudgedPass, module: Uint8Array | number): number {
   const b = BUDGETS[pass];
-  return moduleBytes > b.largeFrom ? b.large : moduleBytes > b.mediumFrom ? b.medium : b.small;
+  const n = typeof module === "number" ? module : module.length;
+  const full = n > b.largeFrom ? b.large : n > b.mediumFrom ? b.medium : b.small;
+  if (typeof module === "number") return full;
+  const whole = n / Math.max(1, estimateView(module).length);
+  return whole > BUDGET_WHOLE ? Math.max(1, Math.round((full * BUDGET_WHOLE) / whole)) : full;
 }
 
 export interface Judging<T> {
