@@ -65,6 +65,34 @@ test("the estimator: balanced and brotli, on the brotli estimate, and the real m
   assert.equal(new SizeJudge("balanced", { gzip: measures.gzip, brotli: measures.brotli }).estimator(), null, "no estimate given");
 });
 
+test("forOrders: an estimator chooses orders on the fast screen; any other judge is itself", () => {
+  let estimates = 0;
+  // byte 7 first: the screen says brotli grew, the estimate says it shrank
+  const measures = {
+    gzip: (b: Uint8Array) => b.length,
+    brotli: (b: Uint8Array) => b.length,
+    brotliEstimate: (b: Uint8Array) => (estimates++, b[0] === 7 ? 1 : b.length),
+    brotliFast: (b: Uint8Array) => (b[0] === 7 ? 200 : b.length),
+  };
+  const j = new SizeJudge("balanced", measures);
+  assert.equal(j.forOrders(), j, "the real judge decides orders itself");
+  const est = j.estimator()!;
+  const orders = est.forOrders();
+  assert.notEqual(orders, est);
+  assert.equal(orders.target, "balanced");
+  assert.equal(orders.notWorse(bytes(10), bytes(10, 7)), false, "the screen decides");
+  assert.equal(orders.notWorse(bytes(10), bytes(10)), true);
+  assert.equal(estimates, 0, "no quality-9 estimate");
+  assert.equal(est.notWorse(bytes(10), bytes(10, 7)), false, "the estimator screens first too");
+  const bOrders = new SizeJudge("brotli", measures).estimator()!.forOrders();
+  assert.equal(bOrders.target, "brotli");
+  assert.equal(bOrders.notWorse(bytes(10), bytes(10, 7)), false);
+  assert.equal(estimates, 0);
+  // without a screen there is no cheaper judge
+  const noFast = new SizeJudge("balanced", { gzip: measures.gzip, brotli: measures.brotli, brotliEstimate: measures.brotliEstimate }).estimator()!;
+  assert.equal(noFast.forOrders(), noFast);
+});
+
 test("holds: a verification is not overruled by the fast brotli screen", () => {
   const j = new SizeJudge("balanced", { gzip: (b) => b.length, brotli: (b) => b.length, brotliFast: (b) => (b[0] === 6 ? 200 : b.length) });
   assert.equal(j.notWorse(bytes(10), bytes(9, 6)), false, "the screen refuses in a search");

@@ -125,7 +125,8 @@ export const layoutPass: Pass = {
   description: "order functions (and so their indices) for short call indices and compression; the size judge picks among candidate orders",
   run(m: Module, ctx: PassContext): PassResult {
     const judge = ctx.options?.judge ?? new SizeJudge("raw");
-    const choice = chooseLayout(m, judge, (f) => ctx.progress(f), ctx.written);
+    // an estimate-judged run picks the order on a cheaper estimate still (SizeJudge.forOrders)
+    const choice = chooseLayout(m, judge.forOrders(), (f) => ctx.progress(f), ctx.written);
     ctx.note(`order: ${choice.name} (${choice.tried} candidate${choice.tried === 1 ? "" : "s"} judged under target ${judge.target})`);
     if (!choice.order) return { changed: false, stats: { candidates: choice.tried, functionsMoved: 0 } };
     const nImp = m.numImportedFuncs;
