@@ -27,7 +27,8 @@ import {
   type Pass,
 } from "../src/index.js";
 import { runSafely, type CliIO } from "../src/cli/run.js";
-import { estimateView, SizeJudge } from "../src/size-target.js";
+import { contentKey, estimateView, SizeJudge } from "../src/size-target.js";
+import { reorderFunctions } from "../src/ir/renumber.js";
 import { tooLittleToVerify } from "../src/pipeline/verify.js";
 import { uleb } from "./leb.js";
 
@@ -372,6 +373,42 @@ test("balanced on a large module: passes decide on the estimate; two real brotli
   assert.equal(real.length, 2, "the baseline and the result, nothing per decision");
   assert.equal(real[1], binary.length);
   assert.match(report.notes.join("\n"), /judged on a fast brotli estimate .* it held/);
+});
+
+test("an orders-only pass is checked on the judge's forOrders (the fast screen), not on the quality-9 estimate", () => {
+  for (const ordersOnly of [false, true]) {
+    const swap: Pass = {
+      name: "test-swap-last-two",
+      description: "swaps the last two functions (their indices take as many bytes)",
+      ...(ordersOnly ? { ordersOnly } : {}),
+      run(m) {
+        const nImp = m.numImportedFuncs;
+        const n = m.functions.length;
+        reorderFunctions(m, m.functions.map((_, k) => nImp + (k < n - 2 ? k : k === n - 2 ? n - 1 : n - 2)));
+        return { changed: true };
+      },
+    };
+    // the estimate says every module but the first it sees (the module before the pass) grew; the screen sees no growth
+    let first: string | null = null;
+    let estimates = 0;
+    const brotliEstimate = (b: Uint8Array): number => {
+      estimates++;
+      first ??= contentKey(b);
+      return contentKey(b) === first ? 1000 : 2000;
+    };
+    const { report } = optimize(GRAPH, { passes: [swap], measures: { gzip: () => 1, brotli: () => 1, brotliFast: () => 1, brotliEstimate }, target: "balanced" });
+    const p = report.passes[0]!;
+    const undone = /undone: the module grew \(brotli 1000 -> 2000\).*\(estimated\)/;
+    if (!ordersOnly) {
+      assert.equal(p.kept, false);
+      assert.match(p.notes.join("\n"), undone);
+    } else {
+      // kept by the pass check; verification then weighs the estimate (too little gain: the input comes back)
+      assert.doesNotMatch(p.notes.join("\n"), undone);
+      assert.match(report.notes.join("\n"), /not worth two brotli quality-11 runs to verify/);
+    }
+    assert.ok(estimates > 0);
+  }
 });
 
 // A producers section, which the rewrite extends (processed-by gains

@@ -76,5 +76,11 @@ export interface Pass {
    * at the end (never return more bytes than the input) still holds.
    */
   readonly mayGrow?: boolean;
+  /**
+   * The pass only reorders functions (layout): it chooses, and the pipeline
+   * checks its result, with the judge's `forOrders()`, which on an
+   * estimate-judged run is cheaper than the judge itself.
+   */
+  readonly ordersOnly?: boolean;
   run(module: Module, ctx: PassContext): PassResult;
 }

@@ -123,9 +123,10 @@ function byRawLength(writes: OrderedWrites, candidates: readonly { name: OrderNa
 export const layoutPass: Pass = {
   name: "layout",
   description: "order functions (and so their indices) for short call indices and compression; the size judge picks among candidate orders",
+  ordersOnly: true,
   run(m: Module, ctx: PassContext): PassResult {
     const judge = ctx.options?.judge ?? new SizeJudge("raw");
-    // an estimate-judged run picks the order on a cheaper estimate still (SizeJudge.forOrders)
+    // an estimate-judged run picks the order on a cheaper estimate still (SizeJudge.forOrders, Pass.ordersOnly)
     const choice = chooseLayout(m, judge.forOrders(), (f) => ctx.progress(f), ctx.written);
     ctx.note(`order: ${choice.name} (${choice.tried} candidate${choice.tried === 1 ? "" : "s"} judged under target ${judge.target})`);
     if (!choice.order) return { changed: false, stats: { candidates: choice.tried, functionsMoved: 0 } };
