@@ -44,9 +44,10 @@ export function wholePerView(bytes: Uint8Array): number {
  * Did the passes save less than MIN_VERIFIED_SHARE in every measure the
  * estimate judges by (raw bytes, and gzip and brotli of the estimate's view)?
  * Compressed sizes count too: a new function order can take 0.9 % off gzip
- * for 16 raw bytes (box2d), and quality 11 of a whole file answers a new
- * order in ways no estimate sees (brotli-wasm's node build: 7.7 % smaller
- * where quality 9 saw 0.03 %; its web build: 0.2 % larger).
+ * for 16 raw bytes (box2d), and quality 11 of a whole file answers changes
+ * in ways no estimate sees (brotli-wasm's node build: 7.7 % smaller where
+ * quality 9 saw 0.03 %: its quality-11 size jumps between two levels when the
+ * data section moves by a few bytes; its web build: 0.2 % larger).
  */
 export function tooLittleToVerify(est: SizeJudge, before: Uint8Array, after: Uint8Array): boolean {
   if (before.length - after.length >= MIN_VERIFIED_SHARE * before.length) return false;
