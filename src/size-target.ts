@@ -67,10 +67,28 @@ export function estimateView(bytes: Uint8Array): Uint8Array {
   return v;
 }
 
-const onView =
-  (f: (b: Uint8Array) => number) =>
-  (b: Uint8Array): number =>
-    f(estimateView(b));
+/** Bytes of the module per byte its estimates see (1: they see it all). */
+export function wholePerView(bytes: Uint8Array): number {
+  return bytes.length / Math.max(1, estimateView(bytes).length);
+}
+
+/**
+ * `f` of a module's estimateView, kept per view: the estimator and its
+ * orders judge share these, so a module one of them measured is not
+ * compressed again for the other (each judge's own cache is its own).
+ */
+function onView(f: (b: Uint8Array) => number): (b: Uint8Array) => number {
+  const known = new WeakMap<Uint8Array, number>();
+  return (b) => {
+    const v = estimateView(b);
+    let n = known.get(v);
+    if (n === undefined) {
+      n = f(v);
+      known.set(v, n);
+    }
+    return n;
+  };
+}
 
 // Keys by array: one comparison asks for the key of the same module several
 // times (each measure, the prefetch hint, the two-core pool), and hashing
@@ -179,18 +197,13 @@ export class SizeJudge {
   estimator(): SizeJudge | null {
     if (this.est === undefined) {
       const m = this.measures;
-      const fast = m.brotliFast ? { brotliFast: onView(m.brotliFast) } : {};
-      this.est =
-        !m.brotliEstimate || (this.target === "balanced" && !m.gzip)
-          ? null
-          : this.target === "balanced"
-            ? new SizeJudge("balanced", { gzip: onView(m.gzip!), brotli: onView(m.brotliEstimate), ...fast })
-            : this.target === "brotli"
-              ? new SizeJudge("brotli", { brotli: onView(m.brotliEstimate), ...fast })
-              : null;
-      if (this.est && m.brotliFast) {
-        const screen = onView(m.brotliFast);
-        this.est.orders = new SizeJudge(this.target, this.target === "balanced" ? { gzip: onView(m.gzip!), brotli: screen } : { brotli: screen });
+      const usable = m.brotliEstimate && (this.target === "brotli" || (this.target === "balanced" && m.gzip));
+      if (!usable) this.est = null;
+      else {
+        const gzip = this.target === "balanced" ? { gzip: onView(m.gzip!) } : {};
+        const screen = m.brotliFast ? onView(m.brotliFast) : null;
+        this.est = new SizeJudge(this.target, { ...gzip, brotli: onView(m.brotliEstimate!), ...(screen ? { brotliFast: screen } : {}) });
+        if (screen) this.est.orders = new SizeJudge(this.target, { ...gzip, brotli: screen });
       }
     }
     return this.est;

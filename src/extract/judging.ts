@@ -6,7 +6,7 @@
 // batch whose raw saving is below MIN_JUDGED_SHARE of the module is not
 // judged: the compressed sizes of a whole module do not resolve it.
 
-import { estimateView, type SizeJudge } from "../size-target.js";
+import { wholePerView, type SizeJudge } from "../size-target.js";
 
 /** The passes that judge their changes. */
 export type JudgedPass = "outline" | "fold-blocks" | "merge-functions" | "slices" | "fuse-branches";
@@ -67,7 +67,7 @@ export function judgementBudget(pass: JudgedPass, module: Uint8Array | number): 
   const n = typeof module === "number" ? module : module.length;
   const full = n > b.largeFrom ? b.large : n > b.mediumFrom ? b.medium : b.small;
   if (typeof module === "number") return full;
-  const whole = n / Math.max(1, estimateView(module).length);
+  const whole = wholePerView(module);
   return whole > BUDGET_WHOLE ? Math.max(1, Math.round((full * BUDGET_WHOLE) / whole)) : full;
 }
 

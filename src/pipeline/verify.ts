@@ -4,7 +4,7 @@
 // real measures at the end: a real brotli run of a mid-size module takes
 // about a second, and a pass would otherwise make 5-15 of them.
 
-import { estimateView, type SizeJudge } from "../size-target.js";
+import { wholePerView, type SizeJudge } from "../size-target.js";
 
 /**
  * Above this many bytes the balanced target decides on its brotli estimate
@@ -34,11 +34,6 @@ export const MIN_VERIFIED_SHARE = 0.001;
  * data; web-tree-sitter's debug build: 2.7, two thirds DWARF).
  */
 export const EARLY_INPUT_WHOLE = 1.5;
-
-/** Bytes of the module per byte its estimates see (1: they see it all). */
-export function wholePerView(bytes: Uint8Array): number {
-  return bytes.length / Math.max(1, estimateView(bytes).length);
-}
 
 /**
  * Did the passes save less than MIN_VERIFIED_SHARE in every measure the
