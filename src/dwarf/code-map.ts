@@ -47,15 +47,26 @@ export function functionSpans(binary: Uint8Array): { codeStart: number; function
 }
 
 export class CodeMap {
-  readonly pieces: Piece[] = [];
-  /** Indices into `pieces`, sorted by src (glue left out). */
-  private readonly bySrc: number[];
+  /** How many pieces; piece k is pieceOut[k], pieceEnd[k], ... (typed arrays: a large module has millions). */
+  readonly count: number;
+  /** Output address range [out, end) of each piece. */
+  readonly pieceOut: Int32Array;
+  readonly pieceEnd: Int32Array;
+  /** Input address of each piece's origin: a run's first byte or an instruction's start; -1: glue. */
+  readonly pieceSrc: Int32Array;
+  /** 1: a run of copied bytes; 0: one re-encoded instruction, or glue. */
+  readonly pieceRun: Uint8Array;
+  /** Index of the output function each piece lies in. */
+  readonly pieceFn: Int32Array;
+  /** Piece indices, sorted by src (glue left out). */
+  private readonly bySrc: Int32Array;
   /** nonGlue[k]: pieces with an origin among pieces[0..k). */
   private readonly nonGlue: Int32Array;
-  /** Indices into `pieces` of the runs alone, sorted by src. */
-  private readonly runsBySrc: number[];
+  /** Piece indices of the runs alone, sorted by src. */
+  private readonly runsBySrc: Int32Array;
   /** reach[j]: the furthest input address a run among runsBySrc[0..j] covers (prefix maximum of src + length). */
   private readonly reach: Float64Array;
+  private objects: Piece[] | null = null;
 
   /**
    * `map` maps file offsets of `output` to file offsets of `input`;
@@ -72,6 +83,14 @@ export class CodeMap {
     readonly inputFunctions: readonly CodeSpan[],
   ) {
     const e = map.entries;
+    const outs = new Int32Array(e.length);
+    const ends = new Int32Array(e.length);
+    const srcs = new Int32Array(e.length);
+    const runs = new Uint8Array(e.length);
+    const fns = new Int32Array(e.length);
+    let n = 0;
+    let withSrc = 0;
+    let numRuns = 0;
     let fn = 0;
     for (let k = 0; k < e.length; k++) {
       const out = e[k]!.out - outCodeStart;
@@ -83,41 +102,72 @@ export class CodeMap {
       const end = Math.min(e[k]!.len > 0 ? out + e[k]!.len : next, f.end);
       if (end <= out) continue;
       const src = e[k]!.src === 0 ? -1 : e[k]!.src - inCodeStart;
-      this.pieces.push({ out, end, src, run: e[k]!.len > 0, fn });
+      outs[n] = out;
+      ends[n] = end;
+      srcs[n] = src;
+      fns[n] = fn;
+      if (src >= 0) withSrc++;
+      if (e[k]!.len > 0) {
+        runs[n] = 1;
+        if (src >= 0) numRuns++;
+      }
+      n++;
     }
-    this.bySrc = [];
-    for (let k = 0; k < this.pieces.length; k++) if (this.pieces[k]!.src >= 0) this.bySrc.push(k);
-    this.bySrc.sort((a, b) => this.pieces[a]!.src - this.pieces[b]!.src || a - b);
-    this.runsBySrc = this.bySrc.filter((k) => this.pieces[k]!.run);
-    this.reach = new Float64Array(this.runsBySrc.length);
+    this.count = n;
+    this.pieceOut = outs.subarray(0, n);
+    this.pieceEnd = ends.subarray(0, n);
+    this.pieceSrc = srcs.subarray(0, n);
+    this.pieceRun = runs.subarray(0, n);
+    this.pieceFn = fns.subarray(0, n);
+    this.bySrc = sortedBySrc(this.pieceSrc, withSrc);
+    this.runsBySrc = new Int32Array(numRuns);
+    this.reach = new Float64Array(numRuns);
     let far = -1;
-    this.runsBySrc.forEach((k, j) => {
-      const p = this.pieces[k]!;
-      far = Math.max(far, p.src + (p.end - p.out));
-      this.reach[j] = far;
-    });
-    this.nonGlue = new Int32Array(this.pieces.length + 1);
-    for (let k = 0; k < this.pieces.length; k++) this.nonGlue[k + 1] = this.nonGlue[k]! + (this.pieces[k]!.src >= 0 ? 1 : 0);
+    for (let i = 0, j = 0; i < this.bySrc.length; i++) {
+      const k = this.bySrc[i]!;
+      if (runs[k] === 0) continue;
+      this.runsBySrc[j] = k;
+      far = Math.max(far, srcs[k]! + (ends[k]! - outs[k]!));
+      this.reach[j++] = far;
+    }
+    this.nonGlue = new Int32Array(n + 1);
+    for (let k = 0; k < n; k++) this.nonGlue[k + 1] = this.nonGlue[k]! + (srcs[k]! >= 0 ? 1 : 0);
+  }
+
+  /** The pieces as objects (for tests and tools; the queries read the arrays). */
+  get pieces(): readonly Piece[] {
+    if (this.objects === null) {
+      this.objects = [];
+      for (let k = 0; k < this.count; k++) {
+        this.objects.push({ out: this.pieceOut[k]!, end: this.pieceEnd[k]!, src: this.pieceSrc[k]!, run: this.pieceRun[k] === 1, fn: this.pieceFn[k]! });
+      }
+    }
+    return this.objects;
   }
 
   /** First position in `order` (piece indices sorted by src) whose src is >= x. */
-  private lowerBound(x: number, order: readonly number[] = this.bySrc): number {
+  private lowerBound(x: number, order: Int32Array = this.bySrc): number {
+    const src = this.pieceSrc;
     let lo = 0;
     let hi = order.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.pieces[order[mid]!]!.src < x) lo = mid + 1;
+      if (src[order[mid]!]! < x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
+  }
+
+  /** Input bytes a piece stands for past its src: a run's length, else 1 (its instruction's start). */
+  private srcLen(k: number): number {
+    return this.pieceRun[k] === 1 ? this.pieceEnd[k]! - this.pieceOut[k]! : 1;
   }
 
   /** Runs that start before x and reach past it (the walk stops where no earlier run reaches x). */
   private runsInto(x: number, visit: (k: number) => void): void {
     for (let j = this.lowerBound(x, this.runsBySrc) - 1; j >= 0 && this.reach[j]! > x; j--) {
       const k = this.runsBySrc[j]!;
-      const p = this.pieces[k]!;
-      if (p.src + (p.end - p.out) > x) visit(k);
+      if (this.pieceSrc[k]! + this.srcLen(k) > x) visit(k);
     }
   }
 
@@ -148,43 +198,59 @@ export class CodeMap {
    * range (a scope whose recorded end is past the code: -Oz writes high_pc
    * 2^32 for some), or the src index, sorting what it found.
    */
-  private within(a: number, b: number, kFrom = 0, kTo = this.pieces.length): number {
+  private within(a: number, b: number, kFrom = 0, kTo = this.count): number {
+    const src = this.pieceSrc;
     const i0 = this.lowerBound(a);
+    const i1 = this.lowerBound(b);
     let n = 0;
-    if (this.lowerBound(b) - i0 > kTo - kFrom) {
+    if (i1 - i0 > kTo - kFrom) {
       this.grow(kTo - kFrom);
       for (let k = kFrom; k < kTo; k++) {
-        const p = this.pieces[k]!;
-        if (p.src < 0) continue;
-        if (p.run) {
-          if (p.src + (p.end - p.out) <= a || p.src >= b) continue;
-        } else if (p.src < a || p.src >= b) continue;
+        const s = src[k]!;
+        if (s < 0 || s + this.srcLen(k) <= a || s >= b) continue;
         this.record(n++, k, a, b);
       }
       return n;
     }
-    const ks: number[] = [];
-    const take = (k: number): void => {
-      if (k >= kFrom && k < kTo) ks.push(k);
-    };
-    this.runsInto(a, take);
-    for (let i = i0; i < this.bySrc.length; i++) {
-      const k = this.bySrc[i]!;
-      if (this.pieces[k]!.src >= b) break;
-      take(k);
+    // runs that begin before a and reach into it (rare: most code is re-encoded)
+    const runs: number[] = [];
+    if (this.runsBySrc.length > 0) this.runsInto(a, (k) => runs.push(k));
+    this.grow(runs.length + i1 - i0);
+    const found = this.foundK;
+    let sorted = true;
+    let last = -1;
+    for (const k of runs) {
+      if (k < kFrom || k >= kTo) continue;
+      if (k < last) sorted = false;
+      found[n++] = last = k;
     }
-    if (ks.length > 1) ks.sort((x, y) => x - y);
-    this.grow(ks.length);
-    for (const k of ks) this.record(n++, k, a, b);
+    const bySrc = this.bySrc;
+    for (let i = i0; i < i1; i++) {
+      const k = bySrc[i]!;
+      if (k < kFrom || k >= kTo) continue;
+      if (k < last) sorted = false;
+      found[n++] = last = k;
+    }
+    if (!sorted) found.subarray(0, n).sort();
+    const { pieceOut, pieceEnd, pieceRun, foundLo, foundHi } = this;
+    for (let w = 0; w < n; w++) {
+      const k = found[w]!;
+      const o = pieceOut[k]!;
+      const s = src[k]!;
+      foundLo[w] = s >= a ? o : o + (a - s);
+      foundHi[w] = pieceRun[k] === 1 ? Math.min(pieceEnd[k]!, o + (b - s)) : pieceEnd[k]!;
+    }
     return n;
   }
 
   /** found*[w] := piece k, and the part of its output whose origin lies in input range [a, b). */
   private record(w: number, k: number, a: number, b: number): void {
-    const p = this.pieces[k]!;
+    const out = this.pieceOut[k]!;
+    const src = this.pieceSrc[k]!;
+    const end = this.pieceEnd[k]!;
     this.foundK[w] = k;
-    this.foundLo[w] = p.src >= a ? p.out : p.out + (a - p.src);
-    this.foundHi[w] = p.run ? Math.min(p.end, p.out + (b - p.src)) : p.end;
+    this.foundLo[w] = src >= a ? out : out + (a - src);
+    this.foundHi[w] = this.pieceRun[k] === 1 ? Math.min(end, out + (b - src)) : end;
   }
 
   /**
@@ -194,13 +260,14 @@ export class CodeMap {
    * glue into the window starts or ends there).
    */
   private windowPieces(lo: number, hi: number): [number, number] {
-    const n = this.pieces.length;
+    const n = this.count;
+    const src = this.pieceSrc;
     // pieces never overlap, so both their starts and their ends ascend
-    let kFrom = lastAtOrBefore(this.pieces, (p) => p.end, lo) + 1;
-    while (kFrom > 0 && this.pieces[kFrom - 1]!.src < 0) kFrom--;
+    let kFrom = lastAtOrBefore(this.pieceEnd, (end) => end, lo) + 1;
+    while (kFrom > 0 && src[kFrom - 1]! < 0) kFrom--;
     if (kFrom > 0) kFrom--;
-    let kTo = lastAtOrBefore(this.pieces, (p) => p.out, hi - 1) + 1;
-    while (kTo < n && this.pieces[kTo]!.src < 0) kTo++;
+    let kTo = lastAtOrBefore(this.pieceOut, (out) => out, hi - 1) + 1;
+    while (kTo < n && src[kTo]! < 0) kTo++;
     if (kTo < n) kTo++;
     return [kFrom, kTo];
   }
@@ -216,7 +283,7 @@ export class CodeMap {
     const out: Interval[] = [];
     if (clip !== null && clip.length === 0) return out;
     let lastK = -1;
-    const [kFrom, kTo] = clip === null ? [0, this.pieces.length] : this.windowPieces(clip[0]!.lo, clip[clip.length - 1]!.hi);
+    const [kFrom, kTo] = clip === null ? [0, this.count] : this.windowPieces(clip[0]!.lo, clip[clip.length - 1]!.hi);
     const n = this.within(a, b, kFrom, kTo);
     for (let w = 0; w < n; w++) {
       const k = this.foundK[w]!;
@@ -227,9 +294,9 @@ export class CodeMap {
         prev.hi = Math.max(prev.hi, hi);
       } else if (
         prev &&
-        this.pieces[lastK]!.fn === this.pieces[k]!.fn &&
-        this.pieces[lastK]!.end === prev.hi &&
-        this.pieces[k]!.out === lo &&
+        this.pieceFn[lastK] === this.pieceFn[k] &&
+        this.pieceEnd[lastK] === prev.hi &&
+        this.pieceOut[k] === lo &&
         this.nonGlue[k]! - this.nonGlue[lastK + 1]! === 0
       ) {
         prev.hi = hi;
@@ -247,7 +314,7 @@ export class CodeMap {
     const n = this.within(x, x + 1);
     if (n === 0) return null;
     for (let w = 1; w < n; w++) {
-      if (this.pieces[this.foundK[w]!]!.out !== this.pieces[this.foundK[w - 1]!]!.end) return null;
+      if (this.pieceOut[this.foundK[w]!] !== this.pieceEnd[this.foundK[w - 1]!]) return null;
     }
     return this.foundLo[0]!;
   }
@@ -261,23 +328,44 @@ export class CodeMap {
     // inside or at the end of a run: the bytes are the same (the nearest
     // such run, if several copies of these bytes reach x)
     for (let j = this.lowerBound(x, this.runsBySrc) - 1; j >= 0 && this.reach[j]! >= x; j--) {
-      const p = this.pieces[this.runsBySrc[j]!]!;
-      if (x <= p.src + (p.end - p.out)) return p.out + (x - p.src);
+      const k = this.runsBySrc[j]!;
+      if (x <= this.pieceSrc[k]! + this.srcLen(k)) return this.pieceOut[k]! + (x - this.pieceSrc[k]!);
     }
     const i = this.lowerBound(x);
     // a re-encoded instruction: the last origin before x
     if (i === 0) return null;
-    const src = this.pieces[this.bySrc[i - 1]!]!.src;
+    const src = this.pieceSrc[this.bySrc[i - 1]!]!;
     const n = this.within(src, src + 1);
     let only = -1;
     for (let w = 0; w < n; w++) {
-      if (this.pieces[this.foundK[w]!]!.run) continue;
+      if (this.pieceRun[this.foundK[w]!] === 1) continue;
       if (only >= 0) return null;
       only = this.foundK[w]!;
     }
     if (only < 0) return null;
-    const p = this.pieces[only]!;
-    const op = this.code[p.out];
-    return op === 0x10 || op === 0x11 || op === 0x14 ? p.end : null;
+    const op = this.code[this.pieceOut[only]!];
+    return op === 0x10 || op === 0x11 || op === 0x14 ? this.pieceEnd[only]! : null;
   }
+}
+
+/**
+ * Indices of the pieces with an origin (src >= 0), sorted by src, ties in
+ * index order. Packed into one number per piece (src * count + index) when
+ * that stays exact, so the sort is a numeric one with no comparator.
+ */
+function sortedBySrc(src: Int32Array, withSrc: number): Int32Array {
+  const n = src.length;
+  const order = new Int32Array(withSrc);
+  let maxSrc = 0;
+  for (let k = 0, i = 0; k < n; k++) {
+    if (src[k]! < 0) continue;
+    order[i++] = k;
+    if (src[k]! > maxSrc) maxSrc = src[k]!;
+  }
+  if ((maxSrc + 1) * n >= Number.MAX_SAFE_INTEGER) return order.sort((x, y) => src[x]! - src[y]! || x - y);
+  const keys = new Float64Array(withSrc);
+  for (let i = 0; i < withSrc; i++) keys[i] = src[order[i]!]! * n + order[i]!;
+  keys.sort();
+  for (let i = 0; i < withSrc; i++) order[i] = keys[i]! % n;
+  return order;
 }

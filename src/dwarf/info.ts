@@ -81,6 +81,8 @@ interface AbbrevAttr {
   at: number;
   form: number;
   implicit: number;
+  /** Whether the rewrite must see it (interesting()), decided at its first use: 0 not yet, 1 yes, 2 no. */
+  seen: 0 | 1 | 2;
 }
 interface Abbrev {
   tag: number;
@@ -101,7 +103,7 @@ function readAbbrevs(abbrev: Uint8Array, offset: number): Map<number, Abbrev> {
       const at = r.uleb();
       const form = r.uleb();
       if (at === 0 && form === 0) break;
-      attrs.push({ at, form, implicit: form === FORM.implicit_const ? r.sleb() : 0 });
+      attrs.push({ at, form, implicit: form === FORM.implicit_const ? r.sleb() : 0, seen: 0 });
     }
     out.set(code, { tag, children, attrs });
   }
@@ -235,10 +237,12 @@ export function readUnits(info: Uint8Array, abbrev: Uint8Array): Unit[] {
       addressSize = r.u8();
     }
     if (addressSize !== 4 && addressSize !== 8) refuse(`an address size of ${addressSize}`);
-    let abbrevs = abbrevCache.get(abbrevOffset);
+    // per version too: whether an attribute is interesting depends on it
+    const key = abbrevOffset * 8 + version;
+    let abbrevs = abbrevCache.get(key);
     if (!abbrevs) {
       abbrevs = readAbbrevs(abbrev, abbrevOffset);
-      abbrevCache.set(abbrevOffset, abbrevs);
+      abbrevCache.set(key, abbrevs);
     }
     const unit: Unit = { offset: at, version, unitType, addressSize, end, dies: [] };
     const stack: number[] = [];
@@ -255,7 +259,11 @@ export function readUnits(info: Uint8Array, abbrev: Uint8Array): Unit[] {
       for (const a of ab.attrs) {
         const pos = r.pos;
         const value = readValue(r, a.form, unit, a.implicit);
-        if (interesting(a.at, a.form, version, pos)) die.attrs.push({ at: a.at, form: a.form, pos, size: r.pos - pos, value });
+        // the same for every use of this abbreviation (tables are cached per version); a refusal comes at the first
+        if (a.seen === 0) {
+          a.seen = interesting(a.at, a.form, version, pos) ? 1 : 2;
+        }
+        if (a.seen === 1) die.attrs.push({ at: a.at, form: a.form, pos, size: r.pos - pos, value });
       }
       const index = unit.dies.length;
       unit.dies.push(die);

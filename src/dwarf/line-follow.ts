@@ -6,7 +6,7 @@
 
 import type { CodeMap, CodeSpan } from "./code-map.js";
 import { STMT, type LineProgram, type Row, type Sequence } from "./line.js";
-import { lastAtOrBefore } from "../last-at-or-before.js";
+import { lastAtOrBefore, lastAtOrBeforeFrom } from "../last-at-or-before.js";
 
 interface SeqRef {
   lo: number;
@@ -59,74 +59,96 @@ export function followLines(programs: readonly LineProgram[], code: CodeMap): Ma
   }
   seqs.sort((a, b) => a.lo - b.lo);
   dropForeignOverlaps(seqs, code.inputFunctions);
+  // Lookups go piece by piece, mostly forward through one sequence's rows,
+  // so each starts from where the last one ended (a hint) before it searches.
+  const seqLo = Float64Array.from(seqs, (q) => q.lo);
+  let seqHint = 0;
   /** The sequence holding x, else the first that begins in [x, end). */
   const seqIn = (x: number, end: number): SeqRef | null => {
-    const s = seqAt(x);
-    if (s) return s;
-    let lo = 0;
-    let hi = seqs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (seqs[mid]!.lo < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < seqs.length && seqs[lo]!.lo < end ? seqs[lo]! : null;
-  };
-  function seqAt(x: number): SeqRef | null {
-    const found = lastAtOrBefore(seqs, (q) => q.lo, x);
+    const found = lastAtOrBeforeFrom(seqLo, x, seqHint);
+    if (found >= 0) seqHint = found;
     for (let k = found; k >= 0 && found - k < 8; k--) if (seqs[k]!.end > x) return seqs[k]!;
-    return null;
-  }
+    // the first beginning at or after x: all before found + 1 begin at or before x
+    let lo = found + 1;
+    while (lo > 0 && seqLo[lo - 1]! >= x) lo--;
+    return lo < seqs.length && seqLo[lo]! < end ? seqs[lo]! : null;
+  };
+  const rowAddresses = new Map<readonly Row[], Float64Array>();
+  let rowHint = 0;
   /** Index of the last row at or before x. */
-  const rowAt = (rows: readonly Row[], x: number): number => lastAtOrBefore(rows, (r) => r.address, x);
+  const rowAt = (rows: readonly Row[], x: number): number => {
+    let at = rowAddresses.get(rows);
+    if (!at) rowAddresses.set(rows, (at = Float64Array.from(rows, (r) => r.address)));
+    const i = lastAtOrBeforeFrom(at, x, rowHint);
+    if (i >= 0) rowHint = i;
+    return i;
+  };
   const result = new Map<LineProgram, Sequence[]>();
-  const pieces = code.pieces;
+  const { count, pieceOut, pieceEnd, pieceSrc, pieceRun, pieceFn } = code;
+  const srcEnd = (j: number): number => (pieceRun[j] === 1 ? pieceSrc[j]! + (pieceEnd[j]! - pieceOut[j]!) : pieceSrc[j]! + 1);
   let k = 0;
-  while (k < pieces.length) {
-    const fn = pieces[k]!.fn;
+  while (k < count) {
+    const fn = pieceFn[k]!;
     let e = k;
-    while (e < pieces.length && pieces[e]!.fn === fn) e++;
+    while (e < count && pieceFn[e] === fn) e++;
     // the function goes to the program most of its code came from (a pass
     // may give an added instruction an origin in another function)
-    const srcEnd = (p: (typeof pieces)[number]): number => (p.run ? p.src + (p.end - p.out) : p.src + 1);
     const seqOf: (SeqRef | null)[] = [];
-    const votes = new Map<LineProgram, number>();
+    // votes: output bytes per program, programs in the order first met (a function has one or a few)
+    const voters: LineProgram[] = [];
+    const votes: number[] = [];
+    let v = -1;
     for (let j = k; j < e; j++) {
-      const p = pieces[j]!;
-      const s = p.src >= 0 ? seqIn(p.src, srcEnd(p)) : null;
+      const s = pieceSrc[j]! >= 0 ? seqIn(pieceSrc[j]!, srcEnd(j)) : null;
       seqOf.push(s);
-      if (s) votes.set(s.program, (votes.get(s.program) ?? 0) + (p.end - p.out));
+      if (!s) continue;
+      if (v < 0 || voters[v] !== s.program) {
+        v = voters.indexOf(s.program);
+        if (v < 0) {
+          v = voters.length;
+          voters.push(s.program);
+          votes.push(0);
+        }
+      }
+      votes[v] += pieceEnd[j]! - pieceOut[j]!;
     }
     let owner: LineProgram | null = null;
-    for (const [prog, n] of votes) if (!owner || n > votes.get(owner)!) owner = prog;
+    let most = 0;
+    for (let i = 0; i < voters.length; i++) {
+      if (!owner || votes[i]! > most) {
+        owner = voters[i]!;
+        most = votes[i]!;
+      }
+    }
     if (owner) {
       const rows: Row[] = [];
       // a row in effect at an origin (not one at it) brings only its position: its flags marked another address
       const add = (r: Row, address: number, exact = true): void => {
-        const row = exact ? { ...r, address } : { ...r, address, flags: r.flags & STMT };
+        const flags = exact ? r.flags : r.flags & STMT;
         const prev = rows[rows.length - 1];
-        const same = prev && prev.file === row.file && prev.line === row.line && prev.column === row.column && prev.isa === row.isa && prev.discriminator === row.discriminator;
-        if (same && address > prev.address && (prev.flags & STMT) === (row.flags & STMT) && (row.flags & ~STMT) === 0) return;
-        rows.push(row);
+        const same = prev && prev.file === r.file && prev.line === r.line && prev.column === r.column && prev.isa === r.isa && prev.discriminator === r.discriminator;
+        if (same && address > prev.address && (prev.flags & STMT) === (flags & STMT) && (flags & ~STMT) === 0) return;
+        rows.push({ address, file: r.file, line: r.line, column: r.column, flags, isa: r.isa, discriminator: r.discriminator });
       };
       for (let j = k; j < e; j++) {
-        const p = pieces[j]!;
+        const out = pieceOut[j]!;
+        const src = pieceSrc[j]!;
         const s = seqOf[j - k]!;
         if (!s || s.program !== owner) {
           const prev = rows[rows.length - 1];
-          add({ address: 0, file: prev?.file ?? 1, line: 0, column: 0, flags: prev ? prev.flags & STMT : 0, isa: prev?.isa ?? 0, discriminator: 0 }, p.out);
+          add({ address: 0, file: prev?.file ?? 1, line: 0, column: 0, flags: prev ? prev.flags & STMT : 0, isa: prev?.isa ?? 0, discriminator: 0 }, out);
           continue;
         }
-        let i = rowAt(s.rows, p.src);
+        let i = rowAt(s.rows, src);
         if (i >= 0) {
           // all rows at the origin itself (the last one is what lookups find), else the one in effect
           let first = i;
-          while (first > 0 && s.rows[first - 1]!.address === p.src) first--;
-          for (let r = first; r <= i; r++) add(s.rows[r]!, p.out, s.rows[r]!.address === p.src);
+          while (first > 0 && s.rows[first - 1]!.address === src) first--;
+          for (let r = first; r <= i; r++) add(s.rows[r]!, out, s.rows[r]!.address === src);
         }
-        if (p.run) {
-          const end = srcEnd(p);
-          for (i++; i < s.rows.length && s.rows[i]!.address < end; i++) add(s.rows[i]!, p.out + (s.rows[i]!.address - p.src));
+        if (pieceRun[j] === 1) {
+          const end = srcEnd(j);
+          for (i++; i < s.rows.length && s.rows[i]!.address < end; i++) add(s.rows[i]!, out + (s.rows[i]!.address - src));
         }
       }
       if (rows.length > 0) {

@@ -75,7 +75,7 @@ export function readLineProgram(line: Uint8Array, offset: number, unitAddressSiz
   const fresh = (): Row => ({ address: 0, file: 1, line: 1, column: 0, flags: defaultIsStmt ? STMT : 0, isa: 0, discriminator: 0 });
   let st = fresh();
   const emit = (): void => {
-    rows.push({ ...st });
+    rows.push({ address: st.address, file: st.file, line: st.line, column: st.column, flags: st.flags, isa: st.isa, discriminator: st.discriminator });
     st.flags &= STMT;
     st.discriminator = 0;
   };
@@ -209,7 +209,7 @@ export function writeLineProgram(w: DwarfWriter, p: LineProgram, sequences: read
         }
       }
       w.u8(op);
-      st = { ...row, flags: row.flags & STMT, discriminator: 0 };
+      st = { address: row.address, file: row.file, line: row.line, column: row.column, flags: row.flags & STMT, isa: row.isa, discriminator: 0 };
     }
     if (seq.end > st.address) {
       w.u8(2);

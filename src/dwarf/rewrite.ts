@@ -248,14 +248,22 @@ export function rewriteDwarf(sections: ReadonlyMap<string, Uint8Array>, code: Co
       for (let p = die.parent; p >= 0; p = dies[p]!.parent) if (out[p] !== null) return out[p]!;
       return null;
     };
-    dies.forEach((die, k) => {
-      const isUnit = die.parent < 0 && (die.tag === TAG_COMPILE_UNIT || die.tag === TAG_PARTIAL_UNIT);
-      const low = attrOf(die, AT.low_pc);
-      const high = attrOf(die, AT.high_pc);
-      const rangesA = attrOf(die, AT.ranges);
+    for (let k = 0; k < dies.length; k++) {
+      const die = dies[k]!;
       const p = die.parent;
       const dead = p >= 0 && (deadUnder[p]! || (out[p] !== null && out[p]!.length === 0));
       deadUnder[k] = dead;
+      // most DIEs have nothing that addresses code
+      if (die.attrs.length === 0) continue;
+      const isUnit = die.parent < 0 && (die.tag === TAG_COMPILE_UNIT || die.tag === TAG_PARTIAL_UNIT);
+      let low: Attr | undefined;
+      let high: Attr | undefined;
+      let rangesA: Attr | undefined;
+      for (const a of die.attrs) {
+        if (a.at === AT.low_pc) low ??= a;
+        else if (a.at === AT.high_pc) high ??= a;
+        else if (a.at === AT.ranges) rangesA ??= a;
+      }
       if (rangesA) {
         if (isUnit && low) {
           setAddr(st, low, 0);
@@ -308,7 +316,7 @@ export function rewriteDwarf(sections: ReadonlyMap<string, Uint8Array>, code: Co
         else if (a.at === AT.call_pc) setAddr(st, a, dead ? tombstone(st) : (code.start(addrValue(st, a)) ?? tombstone(st)));
         else if (LOCLIST_ATTRS.has(a.at)) useList(st, a, true, followLocations);
       }
-    });
+    }
   }
 
   // ---- the list sections, written anew ----
