@@ -6,7 +6,8 @@
 // per run: 5-9 % on a small module). So:
 // - wasm-compact.cjs: the CLI as one classic script, which V8 can cache;
 // - wasm-compact.cjs.v8-cache: the bytecode of every function a --target
-//   brotli run on a fixture compiled (see scripts/make-code-cache.ts);
+//   brotli run on a fixture compiled, and a run with the passes no default
+//   pipeline has (see scripts/make-code-cache.ts);
 // - main.js: the launcher (src/cli/launch.ts) that runs the script with the
 //   cache, and without it when the cache does not fit;
 // - compress-worker.js and profile-hook.js: their own entry points next to
@@ -54,10 +55,12 @@ await build({
 });
 chmodSync(`${outdir}/main.js`, 0o755);
 
-// the code cache, from one run that compiles nearly everything: --target brotli also runs the other targets' searches
+// the code cache, from a run that compiles nearly everything (--target brotli also runs the other targets' searches) and one with the other passes
 const tmp = mkdtempSync(join(tmpdir(), "wasm-compact-cache-"));
 try {
-  const args = [`${root}/dist/scripts/make-code-cache.js`, bundle, `${root}/fixtures/wasm/graph-Oz-wasmopt.wasm`, "-o", join(tmp, "out.wasm"), "--target", "brotli", "--quiet"];
+  const fixture = `${root}/fixtures/wasm/graph-Oz-wasmopt.wasm`;
+  const extra = "fold-functions,merge-functions,fold-blocks,outline,slices,fuse-branches,cleanup,layout"; // and the passes no default pipeline has
+  const args = [`${root}/dist/scripts/make-code-cache.js`, bundle, fixture, "-o", join(tmp, "out.wasm"), "--target", "brotli", "--quiet", "--and", fixture, "-o", join(tmp, "out2.wasm"), "--passes", extra, "--quiet"];
   const r = spawnSync(process.execPath, args, { encoding: "utf8" });
   if (r.status !== 0) {
     process.stderr.write(`bundle-cli: making the code cache failed (exit ${String(r.status)}):\n${r.stderr}`);

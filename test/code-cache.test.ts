@@ -26,6 +26,28 @@ test("the build's code cache fits the bundle and V8 accepts it", () => {
   assert.equal(script.cachedDataRejected, false);
 });
 
+test("the cache maker keeps what each of its runs (--and) compiled", () => {
+  const dir = mkdtempSync(join(tmpdir(), "wasm-compact-cache-"));
+  try {
+    const make = (label: string, extra: string[]): Buffer => {
+      const bundle = join(dir, `${label}.cjs`);
+      cpSync(BUNDLE, bundle);
+      const args = [join(ROOT, "dist/scripts/make-code-cache.js"), bundle, INPUT, "-o", join(dir, `${label}.wasm`), "--quiet", ...extra];
+      const r = spawnSync(process.execPath, args, { encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+      return readFileSync(bundle + CACHE_SUFFIX);
+    };
+    const one = make("one", []);
+    const two = make("two", ["--and", INPUT, "-o", join(dir, "two-b.wasm"), "--passes", "slices,fuse-branches", "--quiet"]);
+    assert.ok(readFileSync(join(dir, "two-b.wasm")).length > 0, "the second run ran");
+    assert.ok(two.length > one.length + 10_000, `the second run's passes compiled too (${one.length} -> ${two.length} bytes)`);
+    const script = new Script(wrapBundle(readFileSync(BUNDLE, "utf8")), { filename: BUNDLE, cachedData: usableCache(readFileSync(BUNDLE, "utf8"), two) });
+    assert.equal(script.cachedDataRejected, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a cache file made for other bytes, or cut short, is not used", () => {
   const source = readFileSync(BUNDLE, "utf8");
   const file = readFileSync(BUNDLE + CACHE_SUFFIX);

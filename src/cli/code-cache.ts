@@ -17,15 +17,25 @@ export function wrapBundle(source: string): string {
 
 /**
  * Compiles the bundle at path `bundle`, whose text is `source`, as Node wraps
- * a CommonJS module (with V8's `cachedData` when given) and runs it; returns
- * the script, whose cache can then be taken.
+ * a CommonJS module (with V8's `cachedData` when given); `run` runs it (again
+ * for each call: the cache maker runs it once per set of arguments, so the
+ * script's cache holds what every run compiled).
  */
-export function runBundle(bundle: string, source: string, cachedData?: Buffer): Script {
+export function compileBundle(bundle: string, source: string, cachedData?: Buffer): { script: Script; run: () => void } {
   const script = new Script(wrapBundle(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
-  const run = script.runInThisContext() as (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
-  const module = { exports: {} };
-  run.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
-  return script;
+  const wrapper = script.runInThisContext() as (exports: object, require: NodeRequire, module: object, filename: string, dirname: string) => void;
+  const run = (): void => {
+    const module = { exports: {} };
+    wrapper.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  };
+  return { script, run };
+}
+
+/** Compiles and runs the bundle once (see compileBundle); returns the script. */
+export function runBundle(bundle: string, source: string, cachedData?: Buffer): Script {
+  const b = compileBundle(bundle, source, cachedData);
+  b.run();
+  return b.script;
 }
 
 export function cacheKey(source: string): Buffer {
