@@ -4,7 +4,7 @@
 // probe.ts, preloaded with --import).
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -12,7 +12,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 export interface ProcessMeasurement {
   /** Wall time from spawn to exit, ms. */
   wallMs: number;
-  /** Peak resident set size of the child, KiB (VmHWM), or null if the child died before reporting. */
+  /**
+   * Peak resident set size, KiB: the child's own (VmHWM), or the peak of its
+   * whole process tree sampled every 25 ms when that was higher (a tool's
+   * child processes count: wasm-compact measures an early brotli size in
+   * one); null if the child died before reporting.
+   */
   peakRssKiB: number | null;
   userMs: number | null;
   sysMs: number | null;
@@ -30,7 +35,8 @@ export const TIMING_METHOD =
   "each tool runs as a fresh child process (`node --import probe.js ...`); wall time = spawn to exit as seen by the " +
   "parent (Node start-up included for both tools); peak RSS = VmHWM from /proc/self/status read by the child at exit " +
   "(its own high-water mark since exec; getrusage ru_maxrss is not used because a forked child inherits the parent's " +
-  "high-water mark); the two tools alternate (A B B A ...) and the median of the runs is reported; each target of " +
+  "high-water mark), or, when higher, the peak over its process tree (its own processes included) of the summed VmRSS " +
+  "sampled every 25 ms; the two tools alternate (A B B A ...) and the median of the runs is reported; each target of " +
   "--time-targets other than the default gets its own wasm-opt -Oz runs to alternate with";
 
 const PROBE = fileURLToPath(new URL("./probe.js", import.meta.url));
@@ -65,6 +71,10 @@ export function runMeasured(args: readonly string[], options: RunOptions = {}): 
             child.kill("SIGKILL");
           }, options.timeoutMs)
         : null;
+    let treePeakKiB = 0;
+    const sampler = setInterval(() => {
+      if (child.pid !== undefined) treePeakKiB = Math.max(treePeakKiB, treeRssKiB(child.pid));
+    }, 25);
     child.stdout.on("data", (b: Buffer) => out.push(b));
     child.stderr.on("data", (b: Buffer) => {
       const text = b.toString("utf8");
@@ -73,12 +83,14 @@ export function runMeasured(args: readonly string[], options: RunOptions = {}): 
       if (err.length > 8192) err = err.slice(-4096);
     });
     child.on("error", (e) => {
+      clearInterval(sampler);
       if (timer) clearTimeout(timer);
       rmSync(dir, { recursive: true, force: true });
       reject(e);
     });
     child.on("exit", (code, signal) => {
       const wallMs = performance.now() - t0;
+      clearInterval(sampler);
       if (timer) clearTimeout(timer);
       // Wait for the pipes to drain before resolving.
       child.on("close", () => {
@@ -91,7 +103,7 @@ export function runMeasured(args: readonly string[], options: RunOptions = {}): 
         rmSync(dir, { recursive: true, force: true });
         resolve({
           wallMs,
-          peakRssKiB: probe ? (probe.vmHWMKiB >= 0 ? probe.vmHWMKiB : probe.ruMaxRSSKiB) : null,
+          peakRssKiB: probe ? Math.max(probe.vmHWMKiB >= 0 ? probe.vmHWMKiB : probe.ruMaxRSSKiB, treePeakKiB) : null,
           userMs: probe?.userMs ?? null,
           sysMs: probe?.sysMs ?? null,
           exitCode: code,
@@ -104,6 +116,24 @@ export function runMeasured(args: readonly string[], options: RunOptions = {}): 
       });
     });
   });
+}
+
+/** Summed VmRSS of process `pid` and its descendants now, KiB (Linux /proc; 0 where there is none). */
+function treeRssKiB(pid: number): number {
+  let sum = 0;
+  const stack = [pid];
+  for (let p = stack.pop(); p !== undefined; p = stack.pop()) {
+    try {
+      sum += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
+      for (const t of readdirSync(`/proc/${p}/task`)) {
+        const kids = readFileSync(`/proc/${p}/task/${t}/children`, "utf8").trim();
+        if (kids) stack.push(...kids.split(" ").map(Number));
+      }
+    } catch {
+      // gone meanwhile, or no /proc
+    }
+  }
+  return sum;
 }
 
 /** A one-line description of a failed run. */

@@ -10,8 +10,9 @@
 //   pipeline has (see scripts/make-code-cache.ts);
 // - main.js: the launcher (src/cli/launch.ts) that runs the script with the
 //   cache, and without it when the cache does not fit;
-// - compress-worker.js and profile-hook.js: their own entry points next to
-//   it, because the CLI finds them by URL relative to itself.
+// - compress-worker.js, compress-child.js (which the worker starts) and
+//   profile-hook.js: their own entry points next to it, because the CLI
+//   finds them by URL relative to itself (and a chunk the first two share).
 // Runs after tsc in `npm run build`; the library entry (dist/src/index.js) is
 // not bundled.
 
@@ -46,7 +47,7 @@ if (text.startsWith("#!")) writeFileSync(bundle, `//${text.slice(2)}`);
 
 await build({
   ...common,
-  entryPoints: { main: `${src}/launch.js`, "compress-worker": `${src}/compress-worker.js`, "profile-hook": `${src}/profile-hook.js` },
+  entryPoints: { main: `${src}/launch.js`, "compress-worker": `${src}/compress-worker.js`, "compress-child": `${src}/compress-child.js`, "profile-hook": `${src}/profile-hook.js` },
   outdir,
   splitting: true,
   chunkNames: "chunk-[hash]",

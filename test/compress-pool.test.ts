@@ -7,7 +7,7 @@ import { BrotliPool, parallelNodeMeasures } from "../src/cli/compress-pool.js";
 import { brotliSize } from "../src/cli/compress.js";
 import { optimize } from "../src/index.js";
 import { gzipSize, nodeMeasures } from "../src/cli/compress.js";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { projectRoot } from "./spec/run-spec.js";
 import { join } from "node:path";
 
@@ -83,6 +83,33 @@ test("a module prefetched early has its gzip size measured by the worker; others
   } finally {
     await pool.close();
   }
+});
+
+/** Is process `pid` running (not gone, not a zombie)? Linux's /proc; null where there is none. */
+function running(pid: number): boolean | null {
+  if (!existsSync("/proc/self/stat")) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+  } catch {
+    return false;
+  }
+}
+
+test("an early measure runs in a child process, which close() kills (a thread inside brotli would hold the exit)", async () => {
+  const pool = new BrotliPool();
+  const big = sample(4 << 20, 5); // seconds at quality 11
+  pool.prefetch([big], true);
+  const deadline = Date.now() + 30_000;
+  while (pool.children.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  const [pid] = pool.children;
+  assert.ok(pid !== undefined, "a child process measures the early module");
+  assert.equal(running(pid) ?? true, true);
+  await pool.close();
+  const gone = Date.now() + 10_000;
+  while (running(pid) === true && Date.now() < gone) await new Promise((r) => setTimeout(r, 10));
+  assert.notEqual(running(pid), true, "killed by close()");
+  assert.deepEqual(pool.children, []);
 });
 
 test("the CLI's parallel measures give the same optimized module as the plain ones", async () => {

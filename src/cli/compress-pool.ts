@@ -12,7 +12,11 @@
 // With more than one worker (`--threads N` runs N - 1) every job goes to
 // every worker over one shared copy of its bytes, and whichever is free first
 // takes it (the same compare-and-swap as above): the candidates a judge
-// hints together are compressed side by side.
+// hints together are compressed side by side. An early hint (the input,
+// whose size may never be asked for: when no pass pays, the run returns the
+// input unmeasured) is compressed by a child process a worker starts, which
+// close() kills: a worker thread inside native brotli would hold the
+// process's exit until it finished (seconds on a large module).
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -43,6 +47,7 @@ export class BrotliPool {
   private readonly states = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
   private readonly sizes = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
   private readonly gzips = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
+  private readonly pids = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
   /** Slots of prefetched modules whose gzip size was not asked for yet, by content key. */
   private readonly gzipSlots = new Map<string, number>();
   private next = 0;
@@ -61,10 +66,11 @@ export class BrotliPool {
 
   /**
    * Starts compressing these in the background (no-op for ones already known
-   * or queued); `gzip`: their gzip sizes too (for modules not needed soon:
-   * otherwise the main thread measures gzip while the worker would).
+   * or queued); `early`: modules not needed soon and perhaps never, whose
+   * gzip sizes are measured too (otherwise the main thread measures gzip
+   * while the worker would), by a child process that close() can kill.
    */
-  prefetch(list: readonly Uint8Array[], gzip = false): void {
+  prefetch(list: readonly Uint8Array[], early = false): void {
     for (const bytes of list) {
       if (this.broken || bytes.length > PARALLEL_MAX || this.next >= SLOTS) continue;
       const key = contentKey(bytes);
@@ -76,11 +82,11 @@ export class BrotliPool {
       shared.set(bytes);
       this.states[slot] = QUEUED;
       this.pending.set(key, { slot, bytes: shared });
-      if (gzip) {
+      if (early) {
         if (this.gzipSlots.size >= KEEP) this.gzipSlots.delete(this.gzipSlots.keys().next().value!);
         this.gzipSlots.set(key, slot);
       }
-      for (const w of this.ensureWorkers()) w.postMessage({ slot, bytes: shared, gzip } satisfies Job);
+      for (const w of this.ensureWorkers()) w.postMessage({ slot, bytes: shared, gzip: early, child: early } satisfies Job);
     }
   }
 
@@ -163,6 +169,7 @@ export class BrotliPool {
         states: this.states.buffer as SharedArrayBuffer,
         sizes: this.sizes.buffer as SharedArrayBuffer,
         gzips: this.gzips.buffer as SharedArrayBuffer,
+        pids: this.pids.buffer as SharedArrayBuffer,
       } satisfies Init);
       this.workers.push(w);
     }
@@ -181,8 +188,24 @@ export class BrotliPool {
     return n;
   }
 
-  /** Stops the workers (jobs still queued are dropped). */
+  /** Pids of the child processes measuring now (for tests). */
+  get children(): number[] {
+    const out: number[] = [];
+    for (let slot = 0; slot < this.next; slot++) if (Atomics.load(this.pids, slot) > 0) out.push(Atomics.load(this.pids, slot));
+    return out;
+  }
+
+  /** Stops the workers and kills their child processes (jobs still queued or running are dropped). */
   async close(): Promise<void> {
+    for (let slot = 0; slot < this.next; slot++) {
+      const pid = Atomics.exchange(this.pids, slot, 0);
+      if (pid <= 0) continue;
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // it ended meanwhile
+      }
+    }
     const ws = this.workers;
     this.workers = [];
     this.pending.clear();
