@@ -22,7 +22,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { contentKey, type SizeMeasures } from "../size-target.js";
 import { brotliSize, gzipSize, nodeMeasures } from "./compress.js";
-import { DONE, QUEUED, TAKEN, type Init, type Job } from "./compress-worker.js";
+import { DONE, QUEUED, TAKEN, type Init, type Job, type Stop } from "./compress-worker.js";
 
 /** Slots are never reused (a stale message could otherwise take a new job): this bounds prefetches per pool. */
 const SLOTS = 1 << 16;
@@ -48,6 +48,8 @@ export class BrotliPool {
   private readonly sizes = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
   private readonly gzips = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
   private readonly pids = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
+  /** [0]: 1 once closing (see compress-worker.ts). */
+  private readonly control = new Int32Array(new SharedArrayBuffer(4));
   /** Slots of prefetched modules whose gzip size was not asked for yet, by content key. */
   private readonly gzipSlots = new Map<string, number>();
   private next = 0;
@@ -170,6 +172,7 @@ export class BrotliPool {
         sizes: this.sizes.buffer as SharedArrayBuffer,
         gzips: this.gzips.buffer as SharedArrayBuffer,
         pids: this.pids.buffer as SharedArrayBuffer,
+        control: this.control.buffer as SharedArrayBuffer,
       } satisfies Init);
       this.workers.push(w);
     }
@@ -195,8 +198,15 @@ export class BrotliPool {
     return out;
   }
 
-  /** Stops the workers and kills their child processes (jobs still queued or running are dropped). */
+  /**
+   * Stops the workers and kills their child processes at once (jobs still
+   * queued or running are dropped). A worker ends by itself once its child
+   * is gone and reaped; one still inside a measure of its own is terminated
+   * (the process's exit waits for that measure: only early ones go to a
+   * child).
+   */
   async close(): Promise<void> {
+    Atomics.store(this.control, 0, 1);
     for (let slot = 0; slot < this.next; slot++) {
       const pid = Atomics.exchange(this.pids, slot, 0);
       if (pid <= 0) continue;
@@ -210,8 +220,22 @@ export class BrotliPool {
     this.workers = [];
     this.pending.clear();
     this.gzipSlots.clear();
-    await Promise.all(ws.map((w) => w.terminate()));
+    await Promise.all(ws.map((w) => ended(w)));
   }
+}
+
+/** Asks worker `w` to stop and waits until it has ended; terminates it if it has not within 2 s. */
+function ended(w: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => void w.terminate().then(() => resolve()), 2000);
+    timer.unref();
+    w.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    w.ref(); // the wait keeps the event loop (and the process) alive until it ends
+    w.postMessage({ stop: true } satisfies Stop);
+  });
 }
 
 /**

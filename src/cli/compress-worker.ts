@@ -6,9 +6,11 @@
 // made by a child process (compress-child.ts), whose pid is published so
 // the pool can kill it at once when the run ends: exit would wait for a
 // thread inside native brotli, not for a killed process. If the child
-// cannot run or fails, the worker measures the job itself.
+// cannot run or fails, the worker measures the job itself, unless the pool
+// is stopping: then the worker ends once its child is gone (and reaped: a
+// bundler's watch process runs many builds).
 
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parentPort } from "node:worker_threads";
 import { brotliSize, gzipSize } from "./compress.js";
@@ -36,6 +38,13 @@ export interface Init {
   gzips: SharedArrayBuffer;
   /** Per slot: the pid of the child process measuring it while it runs (0 otherwise). */
   pids: SharedArrayBuffer;
+  /** [0]: 1 once the pool is closing (set before it kills the children). */
+  control: SharedArrayBuffer;
+}
+
+/** The pool is closing: drop the queue, end the worker once no child runs. */
+export interface Stop {
+  stop: true;
 }
 
 interface Shared {
@@ -43,20 +52,37 @@ interface Shared {
   sizes: Int32Array;
   gzips: Int32Array;
   pids: Int32Array;
+  control: Int32Array;
 }
 
 let shared: Shared | null = null;
 const queue: Job[] = [];
 let draining = false;
+let running: ChildProcess | null = null;
 
-parentPort?.on("message", (msg: Init | Job) => {
+parentPort?.on("message", (msg: Init | Job | Stop) => {
   if ("states" in msg) {
-    shared = { states: new Int32Array(msg.states), sizes: new Int32Array(msg.sizes), gzips: new Int32Array(msg.gzips), pids: new Int32Array(msg.pids) };
+    shared = {
+      states: new Int32Array(msg.states),
+      sizes: new Int32Array(msg.sizes),
+      gzips: new Int32Array(msg.gzips),
+      pids: new Int32Array(msg.pids),
+      control: new Int32Array(msg.control),
+    };
+    return;
+  }
+  if ("stop" in msg) {
+    queue.length = 0;
+    // a child still running ends the worker when it is gone (see inChild)
+    if (running) running.kill("SIGKILL");
+    else process.exit(0);
     return;
   }
   queue.push(msg);
   if (!draining) void drain();
 });
+
+const stopping = (s: Shared): boolean => Atomics.load(s.control, 0) === 1;
 
 async function drain(): Promise<void> {
   draining = true;
@@ -66,6 +92,7 @@ async function drain(): Promise<void> {
       // the main thread may have taken the job itself in the meantime
       if (!s || Atomics.compareExchange(s.states, job.slot, QUEUED, TAKEN) !== QUEUED) continue;
       const size = job.child ? await inChild(job, s).catch(() => null) : null;
+      if (stopping(s)) return; // killed by the pool: measuring it here would hold the exit
       if (job.gzip && Atomics.load(s.gzips, job.slot) === 0) Atomics.store(s.gzips, job.slot, gzipSize(job.bytes) + 1);
       s.sizes[job.slot] = size ?? brotliSize(job.bytes);
       Atomics.store(s.states, job.slot, DONE);
@@ -82,6 +109,7 @@ const CHILD = fileURLToPath(new URL("./compress-child.js", import.meta.url));
 function inChild(job: Job, s: Shared): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, job.gzip ? "gzip" : "brotli"], { stdio: ["pipe", "pipe", "ignore"] });
+    running = child;
     if (child.pid !== undefined) Atomics.store(s.pids, job.slot, child.pid);
     let out = "";
     child.stdout.setEncoding("utf8");
@@ -90,9 +118,14 @@ function inChild(job: Job, s: Shared): Promise<number> {
       const lines = out.split("\n");
       if (job.gzip && lines.length > 1 && Atomics.load(s.gzips, job.slot) === 0) Atomics.store(s.gzips, job.slot, Number(lines[0]) + 1);
     });
-    child.on("error", reject);
+    child.on("error", (e) => {
+      running = null;
+      reject(e);
+    });
     child.on("close", (code) => {
+      running = null;
       Atomics.store(s.pids, job.slot, 0);
+      if (stopping(s)) process.exit(0); // reaped: the worker can end
       const lines = out.split("\n");
       const size = Number(lines[job.gzip ? 1 : 0]);
       if (code === 0 && Number.isInteger(size) && size > 0) resolve(size);
