@@ -119,6 +119,12 @@ export class SizeJudge {
   private est: SizeJudge | null | undefined;
   /** On an estimator: the same judge with the fast screen as its brotli measure (see forOrders). */
   private orders: SizeJudge | null = null;
+  /**
+   * Bytes the shipped result carries besides the modules judged: the debug
+   * info set aside while the passes run, whose quality-11 runs the last word
+   * pays too (judgementBudget weighs it; its estimator shares it).
+   */
+  shipsExtra = 0;
 
   constructor(
     readonly target: SizeTarget,
@@ -203,7 +209,11 @@ export class SizeJudge {
         const gzip = this.target === "balanced" ? { gzip: onView(m.gzip!) } : {};
         const screen = m.brotliFast ? onView(m.brotliFast) : null;
         this.est = new SizeJudge(this.target, { ...gzip, brotli: onView(m.brotliEstimate!), ...(screen ? { brotliFast: screen } : {}) });
-        if (screen) this.est.orders = new SizeJudge(this.target, { ...gzip, brotli: screen });
+        this.est.shipsExtra = this.shipsExtra;
+        if (screen) {
+          this.est.orders = new SizeJudge(this.target, { ...gzip, brotli: screen });
+          this.est.orders.shipsExtra = this.shipsExtra;
+        }
       }
     }
     return this.est;

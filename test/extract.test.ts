@@ -336,4 +336,9 @@ test("judgementBudget shrinks where most of the module is what the estimates lea
   assert.equal(judgementBudget("outline", await mod(seen * 100)), 1);
   // a length alone is taken as all code
   assert.equal(judgementBudget("outline", three.length), 24);
+  // bytes the result ships with besides the module (debug info set aside) count as unseen too
+  const bare = await mod(0);
+  assert.equal(judgementBudget("outline", bare, 0), 24);
+  assert.equal(judgementBudget("outline", bare, Math.floor(bare.length * 0.3)), 24);
+  assert.equal(judgementBudget("outline", bare, bare.length * 2), 12);
 });

@@ -60,14 +60,16 @@ export const BUDGET_WHOLE = 1.5;
 
 /**
  * The judgement budget of `pass` on `module` (as the pass first writes it;
- * a length alone is taken as all code).
+ * a length alone is taken as all code), whose result ships with `extra`
+ * bytes more (debug info set aside: SizeJudge.shipsExtra), which count as
+ * what the estimates do not see.
  */
-export function judgementBudget(pass: JudgedPass, module: Uint8Array | number): number {
+export function judgementBudget(pass: JudgedPass, module: Uint8Array | number, extra = 0): number {
   const b = BUDGETS[pass];
   const n = typeof module === "number" ? module : module.length;
   const full = n > b.largeFrom ? b.large : n > b.mediumFrom ? b.medium : b.small;
   if (typeof module === "number") return full;
-  const whole = wholePerView(module);
+  const whole = wholePerView(module) * (1 + extra / Math.max(1, module.length));
   return whole > BUDGET_WHOLE ? Math.max(1, Math.round((full * BUDGET_WHOLE) / whole)) : full;
 }
 

@@ -207,7 +207,7 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
     // comes (merged-function indices and slots follow what was taken).
     judgeInHalves(items, {
       judge,
-      budget: opts.maxJudgements !== undefined && opts.maxJudgements >= 0 ? opts.maxJudgements : judgementBudget("merge-functions", writeModule(m)),
+      budget: opts.maxJudgements !== undefined && opts.maxJudgements >= 0 ? opts.maxJudgements : judgementBudget("merge-functions", writeModule(m), judge.shipsExtra),
       // the merges taken and their slots; the table as reserved with the batch's slots too
       before: (batch) => writeTrial([], (t) => {
         for (const x of batch) for (const f of x.r.newSlots.keys()) t.added.delete(f);

@@ -36,7 +36,7 @@ function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stat
   };
   const before = write([], []);
   // the greedy order is kept (site positions and estimates assumed it)
-  const r = judgeInHalves(folds, { judge, budget: judgementBudget("fold-blocks", before) - stats.judgements, before, write, benefit: (x) => x.benefit });
+  const r = judgeInHalves(folds, { judge, budget: judgementBudget("fold-blocks", before, judge.shipsExtra) - stats.judgements, before, write, benefit: (x) => x.benefit });
   stats.judgements += r.used;
   stats.refused += r.refused;
   return r.accepted;

@@ -375,7 +375,7 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
       return writeModule(trial);
     };
     const before = write([], []);
-    const r = judgeInHalves(rewrites, { judge, budget: judgementBudget("fuse-branches", before), before, write, benefit: (r) => r.saved });
+    const r = judgeInHalves(rewrites, { judge, budget: judgementBudget("fuse-branches", before, judge.shipsExtra), before, write, benefit: (r) => r.saved });
     stats.judgements = r.used;
     stats.refused = r.refused;
     rewrites = r.accepted;

@@ -199,7 +199,7 @@ function judgeChoice(m: Module, corpus: Corpus, chosen: Chosen[], judge: SizeJud
     return writeModule(t);
   };
   const before = write([], []);
-  if (budget.left < 0) budget.left = judgementBudget("outline", before);
+  if (budget.left < 0) budget.left = judgementBudget("outline", before, judge.shipsExtra);
   const { accepted, used } = judgeInHalves(chosen, { judge, budget: budget.left, before, write, benefit: (x) => x.benefit });
   budget.left -= used;
   return { accepted, used };

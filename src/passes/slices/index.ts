@@ -46,7 +46,7 @@ export function slices(m: Module, options?: PassOptions, preset?: Preset): Slice
       return writeModule(t);
     };
     const before = writeModule(m);
-    const r = judgeInHalves(chosen, { judge, budget: judgementBudget("slices", before), before, write, benefit: (c) => c.benefit });
+    const r = judgeInHalves(chosen, { judge, budget: judgementBudget("slices", before, judge.shipsExtra), before, write, benefit: (c) => c.benefit });
     stats.judgements = r.used;
     chosen = r.accepted;
   }
