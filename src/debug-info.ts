@@ -56,6 +56,18 @@ export function setAsideDebugInfo(m: Module): SetAside {
   return { sections, order };
 }
 
+/** Bytes a custom section takes in a binary (id, size, name and payload). */
+export function customSectionBytes(c: CustomSection): number {
+  const nameLen = new TextEncoder().encode(c.name).length;
+  const payload = u32Size(nameLen) + nameLen + c.bytes.length;
+  return 1 + u32Size(payload) + payload;
+}
+
+/** Bytes of the set-aside sections a result can ship with (all of them, but DWARF when it is stripped). */
+export function asideBytes(aside: SetAside, stripDwarf: boolean): number {
+  return aside.sections.reduce((n, c) => n + (stripDwarf && debugKind(c.name) === "dwarf" ? 0 : customSectionBytes(c)), 0);
+}
+
 /** A removed section, for the report. */
 export interface RemovedSection {
   name: string;
@@ -125,11 +137,7 @@ export function restoreDebugInfo(input: Uint8Array, output: Uint8Array, aside: S
   if (aside.sections.length === 0) return { binary: output, removed: [], notes: [] };
   const removed: RemovedSection[] = [];
   const keep: CustomSection[] = [];
-  const size = (c: CustomSection): number => {
-    const nameLen = new TextEncoder().encode(c.name).length;
-    const payload = u32Size(nameLen) + nameLen + c.bytes.length;
-    return 1 + u32Size(payload) + payload;
-  };
+  const size = customSectionBytes;
   const holds = new Map<DebugKind, boolean>();
   const check = (k: DebugKind): boolean => {
     let h = holds.get(k);

@@ -120,15 +120,15 @@ export class SizeJudge {
   /** On an estimator: the same judge with the fast screen as its brotli measure (see forOrders). */
   private orders: SizeJudge | null = null;
   /**
-   * Bytes the shipped result carries besides the modules judged: the debug
-   * info set aside while the passes run, whose quality-11 runs the last word
-   * pays too (judgementBudget weighs it; its estimator shares it).
+   * `shipsExtra`: bytes the shipped result carries besides the modules
+   * judged: the debug info set aside while the passes run, whose quality-11
+   * runs the last word pays too (judgementBudget weighs it; its estimator
+   * shares it).
    */
-  shipsExtra = 0;
-
   constructor(
     readonly target: SizeTarget,
     private readonly measures: SizeMeasures = {},
+    readonly shipsExtra = 0,
   ) {
     this.components = target === "balanced" ? ["gzip", "brotli"] : target === "raw" ? [] : [target];
     for (const n of this.components) {
@@ -208,12 +208,8 @@ export class SizeJudge {
       else {
         const gzip = this.target === "balanced" ? { gzip: onView(m.gzip!) } : {};
         const screen = m.brotliFast ? onView(m.brotliFast) : null;
-        this.est = new SizeJudge(this.target, { ...gzip, brotli: onView(m.brotliEstimate!), ...(screen ? { brotliFast: screen } : {}) });
-        this.est.shipsExtra = this.shipsExtra;
-        if (screen) {
-          this.est.orders = new SizeJudge(this.target, { ...gzip, brotli: screen });
-          this.est.orders.shipsExtra = this.shipsExtra;
-        }
+        this.est = new SizeJudge(this.target, { ...gzip, brotli: onView(m.brotliEstimate!), ...(screen ? { brotliFast: screen } : {}) }, this.shipsExtra);
+        if (screen) this.est.orders = new SizeJudge(this.target, { ...gzip, brotli: screen }, this.shipsExtra);
       }
     }
     return this.est;

@@ -232,14 +232,7 @@ export class CodeMap {
       found[n++] = last = k;
     }
     if (!sorted) found.subarray(0, n).sort();
-    const { pieceOut, pieceEnd, pieceRun, foundLo, foundHi } = this;
-    for (let w = 0; w < n; w++) {
-      const k = found[w]!;
-      const o = pieceOut[k]!;
-      const s = src[k]!;
-      foundLo[w] = s >= a ? o : o + (a - s);
-      foundHi[w] = pieceRun[k] === 1 ? Math.min(pieceEnd[k]!, o + (b - s)) : pieceEnd[k]!;
-    }
+    for (let w = 0; w < n; w++) this.record(w, found[w]!, a, b);
     return n;
   }
 

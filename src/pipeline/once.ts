@@ -31,7 +31,7 @@ import { readInput, type Input } from "./read-input.js";
 import { runPasses } from "./run-passes.js";
 import { EARLY_INPUT_WHOLE, EXACT_MAX, PORTFOLIO_MAX } from "./verify.js";
 import { CodeOrigins } from "./code-origins.js";
-import { debugInfoToFollow, debugKind, restoreDebugInfo, type DebugOutcome } from "../debug-info.js";
+import { asideBytes, debugInfoToFollow, restoreDebugInfo, type DebugOutcome } from "../debug-info.js";
 import { mapOutput } from "./source-map-out.js";
 import { recordMeasured } from "./measured.js";
 
@@ -105,9 +105,8 @@ function readStep(bytes: Uint8Array, s: Settings): ReadState {
   // the code's origins are recorded where a source map, DWARF or code metadata must follow it
   const origins = inputMap || debugInfoToFollow(bytes, s.options.stripDwarf ?? false) ? new CodeOrigins(bytes) : null;
   const { m, ...input } = readInput(bytes, s.validate, s.phases, s.timings, s.blame, origins);
-  const judge = makeJudge(s.target, s.measures);
-  // the result ships with the debug info set aside (stripped DWARF aside), which the passes' modules lack
-  judge.shipsExtra = input.aside.sections.reduce((n, c) => n + (s.options.stripDwarf && debugKind(c.name) === "dwarf" ? 0 : c.bytes.length + c.name.length + 6), 0);
+  // the result ships with the debug info set aside, which the passes' modules lack
+  const judge = makeJudge(s.target, s.measures, asideBytes(input.aside, s.options.stripDwarf ?? false));
   // every pass compares against the module as read, and the result against
   // the input: their brotli sizes are kept for the last word
   judge.pin(bytes);
@@ -297,9 +296,9 @@ function reportOf(bytes: Uint8Array, s: Settings, r: ReadState, p: PassState, fe
   };
 }
 
-function makeJudge(target: SizeTarget, measures: SizeMeasures): SizeJudge {
+function makeJudge(target: SizeTarget, measures: SizeMeasures, shipsExtra: number): SizeJudge {
   try {
-    return new SizeJudge(target, measures);
+    return new SizeJudge(target, measures, shipsExtra);
   } catch (e) {
     throw new UsageError(describe(e));
   }
