@@ -24,7 +24,7 @@ export interface SizeMeasures {
    */
   brotliFast?: (bytes: Uint8Array) => number;
   /**
-   * A cheap stand-in for `brotli` (e.g. quality 9) for proposing changes:
+   * A cheap stand-in for `brotli` (e.g. quality 7) for proposing changes:
    * passes search on it and the real measure verifies what they propose
    * (see SizeJudge.estimator). Without it every judgement is a real one.
    */
@@ -218,9 +218,9 @@ export class SizeJudge {
   /**
    * The judge for choosing among orders of the same code (layout's
    * candidates): on an estimator, one whose brotli measure is the fast screen
-   * (quality 5), about ten times cheaper than the estimate's quality 9; any
-   * other judge is itself. On the 19 corpus files from 64 KiB to 2.5 MB the
-   * order it picks was the same as quality 9's on 14, smaller at quality 11 of
+   * (quality 5), cheaper than the estimate; any other judge is itself.
+   * Measured when the estimate was quality 9: on the 19 corpus files from 64
+   * KiB to 2.5 MB the order it picks was the same as quality 9's on 14, smaller at quality 11 of
    * the whole file on 3 and larger on 1 (onig, 382 bytes, where the result's
    * verification then refuses it); quality 9 of six candidates took 1.3-2.3 s
    * there, quality 5 0.05-0.4 s.

@@ -16,15 +16,15 @@ function recording() {
   return { calls, measures };
 }
 
-test("compressorMeasures: q11 real, q9 estimate, q5 fast screen, window 22; gzip as given", () => {
+test("compressorMeasures: q11 real, q7 estimate, q5 fast screen, window 22; gzip as given", () => {
   const { calls, measures } = recording();
   const b = new Uint8Array(100);
   assert.equal(measures.brotli!(b), 11);
-  assert.equal(measures.brotliEstimate!(b), 9);
+  assert.equal(measures.brotliEstimate!(b), 7);
   assert.equal(measures.brotliFast!(b), 5);
   assert.equal(measures.brotliFast!(b), 5, "the fast size is remembered per array");
   assert.equal(measures.gzip!(b), 1);
-  assert.deepEqual(calls, ["brotli q11 w22 100", "brotli q9 w22 100", "brotli q5 w22 100", "gzip 100"]);
+  assert.deepEqual(calls, ["brotli q11 w22 100", "brotli q7 w22 100", "brotli q5 w22 100", "gzip 100"]);
 });
 
 test("compressorMeasures: above LARGE the estimate is the fast screen, run once for both", () => {
@@ -38,7 +38,7 @@ test("compressorMeasures: above LARGE the estimate is the fast screen, run once 
 test("nodeMeasures are Node's zlib at those settings", () => {
   const b = new TextEncoder().encode("wasm-compact ".repeat(200));
   assert.equal(nodeMeasures.brotli!(b), brotliAt(b, 11, 22));
-  assert.equal(nodeMeasures.brotliEstimate!(b), brotliAt(b, 9, 22));
+  assert.equal(nodeMeasures.brotliEstimate!(b), brotliAt(b, 7, 22));
   assert.equal(nodeMeasures.brotliFast!(b), brotliAt(b, 5, 22));
   assert.equal(nodeMeasures.gzip!(b), gzipSize(b));
 });

@@ -375,7 +375,7 @@ test("balanced on a large module: passes decide on the estimate; two real brotli
   assert.match(report.notes.join("\n"), /judged on a fast brotli estimate .* it held/);
 });
 
-test("an orders-only pass is checked on the judge's forOrders (the fast screen), not on the quality-9 estimate", () => {
+test("an orders-only pass is checked on the judge's forOrders (the fast screen), not on the estimate", () => {
   for (const ordersOnly of [false, true]) {
     const swap: Pass = {
       name: "test-swap-last-two",

@@ -82,7 +82,7 @@ test("forOrders: an estimator chooses orders on the fast screen; any other judge
   assert.equal(orders.target, "balanced");
   assert.equal(orders.notWorse(bytes(10), bytes(10, 7)), false, "the screen decides");
   assert.equal(orders.notWorse(bytes(10), bytes(10)), true);
-  assert.equal(estimates, 0, "no quality-9 estimate");
+  assert.equal(estimates, 0, "no estimate run");
   assert.equal(est.notWorse(bytes(10), bytes(10, 7)), false, "the estimator screens first too");
   const bOrders = new SizeJudge("brotli", measures).estimator()!.forOrders();
   assert.equal(bOrders.target, "brotli");

@@ -38,8 +38,8 @@ const BUDGETS: Record<JudgedPass, { small: number; medium: number; large: number
  * and oxipng, libwebp's encoder and decoder, a 286 KB C++ program; 126
  * judgements): no batch below 2e-4 was taken, and the outputs are the
  * same with the floor as without. In the estimate-judged range (above 64
- * KiB) each judgement costs a brotli quality-9 run of the module's code
- * (0.1 s on 360 KB), and on
+ * KiB) each judgement costs a brotli run of the module's code at the
+ * estimate's quality (quality 9 then: 0.1 s on 360 KB), and on
  * data-heavy files the quality-11 verification then decides by a margin
  * larger than such a saving (brotli-wasm's web build: 794 raw bytes saved,
  * 921 brotli bytes grown).

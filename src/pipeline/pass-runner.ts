@@ -101,8 +101,8 @@ export class PassRunner {
         blame(e, `writing the module after pass "${pass.name}" failed`, pass.name);
       }
       after = next.length;
-      // (a reordering is checked on what chose it: on web-tree-sitter's debug build two
-      // quality-9 runs, 0.27 s, were a tenth of the run; verification still sees the result)
+      // (a reordering is checked on what chose it: on web-tree-sitter's debug build two runs
+      // of the estimate, quality 9 then, 0.27 s, were a tenth of the run; verification still sees the result)
       const check = pass.ordersOnly ? judge.forOrders() : judge;
       if (!pass.mayGrow && !check.notWorse(this.current, next)) {
         // Undo: re-read the last good bytes (lazily, so this is cheap).
