@@ -12,6 +12,8 @@ import { validateModule } from "../src/analysis/validate.js";
 import { optimize } from "../src/index.js";
 import { nodeMeasures } from "../src/cli/compress.js";
 import { outline } from "../src/passes/outline/index.js";
+import { buildCorpus } from "../src/passes/outline/corpus.js";
+import { MarkedHotCode } from "../src/profile/marked-hot.js";
 import { lcpArray, suffixArray, suffixArrayDoubling } from "../src/passes/outline/suffix-array.js";
 import { localTypesOf, moduleEnv, type ModuleEnv } from "../src/analysis/module-env.js";
 import { stackHeights } from "../src/analysis/body-typing.js";
@@ -208,6 +210,41 @@ test("outline keeps away from hot code", async () => {
   const all = hotIn(new Set([0, 1, 2, 3]));
   assert.equal(all.functions.length, 4, "nothing outlined when all copies are hot");
   sameBehaviour(input, writeModule(some), ARGS.flatMap((a) => ["a", "b", "c", "d"].map((n) => [n, a] as [string, unknown[]])));
+});
+
+test("outline takes cold copies on both sides of hot code, and the string holds one position per hot run", async () => {
+  // instructions 24-29 of each function (HOT) are hot: the copies of SEQ around them
+  // may be outlined, one repeat over the hot code may not
+  const HOT = `local.get 2 i32.const 1000003 i32.mul i32.const 5 i32.add local.set 2`;
+  const wat = `(module
+    (func (export "a") (param i32 i32) (result i32) (local i32) ${SEQ(0, 1, 2)} ${HOT} ${SEQ(2, 1, 2)} local.get 2)
+    (func (export "b") (param i32 i32) (result i32) (local i32) ${SEQ(1, 0, 2)} ${HOT} ${SEQ(2, 0, 2)} local.get 2))`;
+  const input = await parse(wat);
+  const m = readModule(input, { decodeBodies: true });
+  // marks on the bodies as read, as the static estimate and profiles give them (a body rewritten since counts as hot)
+  const hot = new MarkedHotCode(new Map(m.functions.map((f) => {
+    const b = f.body!;
+    return [f.origin, { ops: b.ops.slice(0, b.count), hot: Uint8Array.from({ length: b.count }, (_, i) => (i >= 24 && i < 30 ? 1 : 0)) }];
+  })));
+  const corpus = buildCorpus(m, moduleEnv(m), hot);
+  const counts = m.functions.map((f) => f.body!.count - 1);
+  assert.equal(corpus.instructions, counts.reduce((a, c) => a + c + 1, 0));
+  // per function: its cold instructions, one position for the hot run, a separator
+  assert.equal(corpus.s.length, counts.reduce((a, c) => a + (c - 6) + 2, 0));
+  const runAt = corpus.instrAt.indexOf(30) - 1;
+  assert.equal(corpus.funcAt[runAt], -1, "the hot run has no instruction of its own");
+  assert.equal(corpus.instrAt[runAt - 1], 23);
+  outline(m, { hot });
+  validateModule(m);
+  assert.ok(m.functions.length > 2, "the cold copies are outlined");
+  for (const f of m.functions.slice(0, 2)) {
+    const b = f.body!;
+    const at = Array.from(b.ops.subarray(0, b.count)).findIndex((op, i) => op === idOf("i32.const") && b.imm[b.immStart[i]!] === 1000003);
+    assert.ok(at > 0, "the hot code stays in its function");
+    assert.equal(b.ops[at - 1], idOf("local.get"));
+    assert.deepEqual([b.ops[at + 1], b.ops[at + 2], b.ops[at + 4]], [idOf("i32.mul"), idOf("i32.const"), idOf("local.set")]);
+  }
+  sameBehaviour(input, writeModule(m), ARGS.flatMap((a) => ["a", "b"].map((n) => [n, a] as [string, unknown[]])));
 });
 
 test("outline tails use return_call only where tail calls are allowed", async () => {

@@ -236,7 +236,7 @@ export class Evaluator {
     const longest = corpus.psize[p0 + maxLen]! - corpus.psize[p0]!;
     if (!repeatMayPay(nOcc, longest, this.cost.call())) return;
     const info = corpus.infos[corpus.funcAt[p0]!]!;
-    const i0 = p0 - info.start;
+    const i0 = corpus.instrAt[p0]!;
     const body = info.body;
     const typer = this.typer;
     typer.beginSequence(body, info.localTypes, info.results);
@@ -327,7 +327,7 @@ export class Evaluator {
     const stripReturn = this.legalStrip[legal] === 1;
     const p0 = positions[0]!;
     const info0 = corpus.infos[corpus.funcAt[p0]!]!;
-    const i0 = p0 - info0.start;
+    const i0 = corpus.instrAt[p0]!;
 
     // bytes of each copy, read once: positions come in suffix-array order, so psize reads miss the cache
     const bytes = (this.bytes = ensure(this.bytes, nOcc));
@@ -499,7 +499,7 @@ export class Evaluator {
       const p = sorted[m]!;
       if (p < end) continue;
       const info = corpus.infos[corpus.funcAt[p]!]!;
-      if (corpus.handlers && !siteKeepsHandlers(info, p - info.start, len, kind === RET, this.ctx.tailCalls)) continue;
+      if (corpus.handlers && !siteKeepsHandlers(info, corpus.instrAt[p]!, len, kind === RET, this.ctx.tailCalls)) continue;
       occ[nKeep] = p;
       keptBytes[nKeep++] = psize[p + len]! - psize[p]!;
       end = p + len;
@@ -567,7 +567,7 @@ export class Evaluator {
     const bytes = this.bytes;
     const p = positions[members[lo]!]!;
     const info = corpus.infos[corpus.funcAt[p]!]!;
-    const nc = this.localRoles(info.body, p - info.start, len);
+    const nc = this.localRoles(info.body, corpus.instrAt[p]!, len);
     let np = 0;
     for (let c = 0; c < nc; c++) if (this.read[c] && !this.definedFirst[c]) np++;
     this.sumSites(lo, hi, call + 2 * np, this.cost.exitBytes(EXIT[kind]!));
@@ -650,7 +650,7 @@ export class Evaluator {
     const ctx = this.ctx;
     const corpus = ctx.corpus;
     const info = corpus.infos[corpus.funcAt[occ[0]!]!]!;
-    const i0 = occ[0]! - info.start;
+    const i0 = corpus.instrAt[occ[0]!]!;
     for (let c = 0; c < nc; c++) if (!allowedType(ctx, info.localTypes[xsAll[c]!]!)) return null;
     this.localRoles(info.body, i0, len);
     if (!this.mayPay(bytes, nOcc, xsAll, stride, nc, kind, stackParams.length, stripReturn)) return null;
@@ -733,7 +733,7 @@ export class Evaluator {
         const p = occs[j]!;
         const oi = corpus.infos[corpus.funcAt[p]!]!;
         const lv = liveness(oi);
-        const i = p - oi.start;
+        const i = corpus.instrAt[p]!;
         for (let c = 0; c < nc; c++) {
           if (!written[c]) continue;
           if (!lv || lv.liveAfterAccess(i + lastAt[c]!, i + len - 1, xs[j * nc + c]!)) {

@@ -3,9 +3,10 @@
 // instruction with its immediates, except that a local index is replaced by
 // the local's type, so the same computation on different locals gets the
 // same symbols (the locals are matched up per candidate later). Code the
-// outliner must not touch gets unique symbols: unreachable code, hot
-// instructions, and whole functions with instructions outline has not been
-// taught (GC, call_ref: see OUTLINE_OPS).
+// outliner must not touch, unreachable or hot, gets one unique symbol per run
+// (a position stands for an instruction or for such a run); functions with
+// instructions outline has not been taught (GC, call_ref: see OUTLINE_OPS)
+// are left out.
 
 import { LOCAL_WORDS } from "../../ir/imm-layout.js";
 import { bodyOf } from "../../binary/reader.js";
@@ -64,8 +65,6 @@ export interface FuncInfo {
   body: Body;
   localTypes: Int32Array;
   results: readonly ValType[];
-  /** String position of instruction 0. */
-  start: number;
   /** Facts shared with other rounds, liveness among them (computed on first use). */
   facts: { liveness: Liveness | null | undefined };
 }
@@ -74,8 +73,10 @@ export interface Corpus {
   /** Symbols in [0, alphabet). */
   s: Int32Array;
   alphabet: number;
-  /** Per position: index into infos, -1 for a separator. */
+  /** Per position: index into infos, -1 for a separator or a run of instructions no repeat may hold. */
   funcAt: Int32Array;
+  /** Per position where funcAt is set: the instruction's index in its body (a repeat's copies are contiguous in both). */
+  instrAt: Int32Array;
   infos: FuncInfo[];
   /** Prefix sums of instruction sizes: bytes of [p, q) = psize[q] - psize[p]. */
   psize: Int32Array;
@@ -90,6 +91,8 @@ export interface Corpus {
   localPrev: Int32Array;
   /** Some function of the corpus has exception handlers (try, try_table). */
   handlers: boolean;
+  /** Instructions and separators of the functions in the corpus, whether or not each has a position. */
+  instructions: number;
 }
 
 export function liveness(info: FuncInfo): Liveness | null {
@@ -138,7 +141,7 @@ interface FuncFacts {
   localTypes: Int32Array;
   /** Stack heights (body-typing's stackHeights); null when outline leaves the function out (OUTLINE_OPS). */
   height: Int32Array | null;
-  /** Per instruction: content id in the cache's intern table (-1: unreachable code, a unique symbol). */
+  /** Per instruction: content id in the cache's intern table (-1: unreachable or hot code, which no repeat may hold: not interned). */
   ids: Int32Array;
   /** Per instruction: encoded size. */
   sizes: Int32Array;
@@ -204,7 +207,8 @@ export class CorpusCache {
     this.slots = slots;
   }
 
-  factsOf(m: Module, env: ModuleEnv, funcIndex: number): FuncFacts {
+  /** `hot`: the same for every call on one cache (facts of an unchanged body are reused). */
+  factsOf(m: Module, env: ModuleEnv, funcIndex: number, hot: HotCode | undefined): FuncFacts {
     const f = m.functions[funcIndex - m.numImportedFuncs]!;
     const old = this.facts.get(f);
     if (old && (f.body === null || f.body === old.body) && f.typeIndex === old.typeIndex && f.locals === old.locals) return old;
@@ -216,11 +220,13 @@ export class CorpusCache {
     const sizes = new Int32Array(height ? n : 0);
     let handlers = false;
     if (height) {
+      const mayHot = hot !== undefined && hot.isHotFunction(f);
       for (let i = 0; i < n; i++) {
         sizes[i] = instrSize(body, i);
         const op = body.ops[i]!;
         if (op === TRY || op === TRY_TABLE) handlers = true;
-        ids[i] = height[i]! < 0 && BOUNDARY[op] === 0 ? -1 : this.intern(body, i, localTypes);
+        const none = (height[i]! < 0 && BOUNDARY[op] === 0) || (mayHot && hot.isHotInstruction(f, i));
+        ids[i] = none ? -1 : this.intern(body, i, localTypes);
       }
     }
     const facts: FuncFacts = { body, typeIndex: f.typeIndex, locals: f.locals, localTypes, height, ids, sizes, liveness: undefined, handlers };
@@ -229,23 +235,37 @@ export class CorpusCache {
   }
 }
 
+/** `cache`: one per outline run, always with the same `hot`. */
 export function buildCorpus(m: Module, env: ModuleEnv, hot: HotCode | undefined, cache = new CorpusCache()): Corpus {
   const infos: FuncInfo[] = [];
   const facts: FuncFacts[] = [];
-  let total = 0;
+  let instructions = 0;
   let handlers = false;
   for (let fi = 0; fi < m.functions.length; fi++) {
     const f = m.functions[fi]!;
-    const ff = cache.factsOf(m, env, m.numImportedFuncs + fi);
+    const ff = cache.factsOf(m, env, m.numImportedFuncs + fi, hot);
     if (!ff.height) continue;
-    const body = ff.body;
-    infos.push({ index: fi, func: f, body, localTypes: ff.localTypes, results: env.ctx.results[f.typeIndex] ?? [], start: total, facts: ff });
+    infos.push({ index: fi, func: f, body: ff.body, localTypes: ff.localTypes, results: env.ctx.results[f.typeIndex] ?? [], facts: ff });
     facts.push(ff);
     handlers ||= ff.handlers;
-    total += body.count; // count - 1 instructions + 1 separator
+    instructions += ff.body.count; // count - 1 instructions + 1 separator
+  }
+  // Which instructions stand for themselves: the rest (unreachable code, hot
+  // code) can be in no repeat, and each run of them is one unique symbol, so
+  // the string of a module whose code is mostly hot is mostly short
+  let total = 0;
+  for (const { ids } of facts) {
+    let prevOwn = true;
+    for (let i = 0; i < ids.length; i++) {
+      const mine = ids[i]! >= 0;
+      if (mine || prevOwn) total++;
+      prevOwn = mine;
+    }
+    total++; // separator
   }
   const s = new Int32Array(total);
   const funcAt = new Int32Array(total).fill(-1);
+  const instrAt = new Int32Array(total).fill(-1);
   const psize = new Int32Array(total + 1);
   const localX = new Int32Array(total).fill(-1);
   const localPrev = new Int32Array(total).fill(-1);
@@ -258,38 +278,48 @@ export function buildCorpus(m: Module, env: ModuleEnv, hot: HotCode | undefined,
   const symOf = new Int32Array(cache.repBody.length).fill(-1);
   let next = 0;
   let acc = 0;
+  let p = 0;
   for (let k = 0; k < infos.length; k++) {
-    const { body, start, func } = infos[k]!;
+    const { body } = infos[k]!;
     const { ids, sizes } = facts[k]!;
-    for (let i = 0; i < body.count - 1; i++) {
-      const p = start + i;
+    let prevOwn = true;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      const mine = id >= 0;
+      if (!mine && !prevOwn) {
+        // one more instruction of the current run: its bytes count, it has no position of its own
+        acc += sizes[i]!;
+        continue;
+      }
+      prevOwn = mine;
       psize[p] = acc;
       acc += sizes[i]!;
+      if (!mine) {
+        s[p++] = next++;
+        continue;
+      }
       funcAt[p] = k;
+      instrAt[p] = i;
       const op = body.ops[i]!;
       const lw = LOCAL_WORDS[op];
       if (lw) {
+        // accesses in runs are not recorded: a copy lies between two runs, so an
+        // earlier access it does not contain points outside it either way
         const x = body.imm[body.immStart[i]! + lw[0]!]!;
         localX[p] = x;
         localPrev[p] = lastIn[x] === k + 1 ? p - lastAt[x]! : 0;
         lastIn[x] = k + 1;
         lastAt[x] = p;
       }
-      const id = ids[i]!;
-      if (id < 0 || (hot && hot.isHotInstruction(func, i))) {
-        s[p] = next++;
-        continue;
-      }
       let sym = symOf[id]!;
       if (sym < 0) symOf[id] = sym = next++;
-      s[p] = sym;
+      s[p++] = sym;
     }
-    const sep = start + body.count - 1;
-    psize[sep] = acc;
-    s[sep] = next++;
+    psize[p] = acc;
+    s[p++] = next++;
   }
   psize[total] = acc;
-  return { s, alphabet: next, funcAt, infos, psize, localX, localPrev, handlers };
+  return { s, alphabet: next, funcAt, instrAt, infos, psize, localX, localPrev, handlers, instructions };
 }
 
 /**
@@ -303,6 +333,6 @@ export function plainAt(c: Corpus, q: number): boolean {
   const k = c.funcAt[q]!;
   if (k < 0) return false;
   const info = c.infos[k]!;
-  const op = info.body.ops[q - info.start]!;
+  const op = info.body.ops[c.instrAt[q]!]!;
   return CONTROL[op] === 0 && !(c.handlers && HANDLER_SENSITIVE[op] === 1);
 }

@@ -74,8 +74,7 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
     if (big && round >= BIG_ROUNDS) break;
     const env = moduleEnv(m);
     const corpus = buildCorpus(m, env, options?.hot, cache);
-    const n = corpus.s.length;
-    if (round === 0) big = n > BIG;
+    if (round === 0) big = corpus.instructions > BIG;
     const ctx: EvalContext = {
       m,
       corpus,
@@ -89,7 +88,7 @@ export function outline(m: Module, options: PassOptions | undefined, progress: (
       nextFunc: m.numImportedFuncs + m.functions.length,
     };
     const cands = findCandidates(ctx);
-    let chosen = selectCandidates(ctx, cands, n, judge ? MIN_COMPRESSED_BENEFIT : 1);
+    let chosen = selectCandidates(ctx, cands, corpus.s.length, judge ? MIN_COMPRESSED_BENEFIT : 1);
     if (accept) chosen = chosen.filter(() => accept(ordinal++, round));
     if (chosen.length === 0) break;
     if (judge) {

@@ -23,7 +23,7 @@ import type { Chosen } from "./select.js";
 function calleeBody(corpus: Corpus, c: Candidate, k: number): Body {
   const p = c.occs[k]!;
   const info = corpus.infos[corpus.funcAt[p]!]!;
-  const i0 = p - info.start;
+  const i0 = corpus.instrAt[p]!;
   return movedBody({
     body: info.body,
     from: i0,
@@ -86,7 +86,7 @@ export function applyChosen(m: Module, corpus: Corpus, chosen: readonly Chosen[]
     const out = new BodyBuilder(body.count, body.offsets !== null);
     let i = 0;
     for (const [p, ci, k] of list) {
-      const at = p - info.start;
+      const at = corpus.instrAt[p]!;
       copyRange(out, body, i, at);
       const c = chosen[ci]!.c;
       const site = siteOf(c, k, callee[ci]!, originOf(body, at));
