@@ -30,7 +30,11 @@ interface Pair {
   after: Uint8Array;
 }
 
-/** The sizes of one pair: raw lengths, the views' gzip and brotli per quality, the whole modules' gzip and brotli q11. */
+/**
+ * One pair measured: raw lengths, the views' gzip and brotli per quality, the
+ * whole modules' gzip and brotli q11, and the verdicts SizeJudge gives on them:
+ * the estimator's with each quality as its estimate, and the real measures'.
+ */
 interface Measured {
   file: string;
   strict: boolean;
@@ -40,6 +44,8 @@ interface Measured {
   viewBrotli: Record<number, [number, number]>;
   gzip: [number, number];
   brotli11: [number, number];
+  estimated: Record<number, boolean>;
+  real: boolean;
 }
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { qualities: { type: "string", default: "5,7,8,9" }, jsonl: { type: "string" } } });
@@ -78,11 +84,32 @@ const gzip = (b: Uint8Array): number => cached("gzip", b, () => gzipSync(b, { le
 const brotli = (b: Uint8Array, q: number): number =>
   cached(`brotli${q}`, b, () => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: q, [constants.BROTLI_PARAM_LGWIN]: 22, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length);
 
+/**
+ * The judges that decide a pair, on the measures above (content-keyed, so
+ * every size is computed once): per quality q, the estimator of a balanced
+ * judge whose estimate is quality q (the quality-5 screen, then gzip and
+ * quality q of the views, as the pipeline's estimator judges), and the
+ * balanced judge on the real measures of the whole modules.
+ */
+const estimators = new Map(
+  qualities.map((q) => {
+    const top = new SizeJudge("balanced", { gzip, brotli: (b) => brotli(b, 11), brotliFast: (b) => brotli(b, 5), brotliEstimate: (b) => brotli(b, q) });
+    return [q, top.estimator()!] as const;
+  }),
+);
+const realJudge = new SizeJudge("balanced", { gzip, brotli: (b) => brotli(b, 11) });
+
+function verdict(judge: SizeJudge, p: Pair): boolean {
+  return p.strict ? judge.better(p.before, p.after) : judge.notWorse(p.before, p.after);
+}
+
 function measure(p: Pair): Measured {
   const vb = estimateView(p.before);
   const va = estimateView(p.after);
   const viewBrotli: Record<number, [number, number]> = {};
   for (const q of new Set([5, ...qualities])) viewBrotli[q] = [brotli(vb, q), brotli(va, q)];
+  const estimated: Record<number, boolean> = {};
+  for (const [q, judge] of estimators) estimated[q] = verdict(judge, p);
   return {
     file: p.file,
     strict: p.strict,
@@ -92,22 +119,9 @@ function measure(p: Pair): Measured {
     viewBrotli,
     gzip: [gzip(p.before), gzip(p.after)],
     brotli11: [brotli(p.before, 11), brotli(p.after, 11)],
+    estimated,
+    real: verdict(realJudge, p),
   };
-}
-
-/** The raw-size rule every balanced comparison starts with. */
-function rawHolds(m: Measured): boolean {
-  return m.strict ? m.raw[1] < m.raw[0] : m.raw[1] <= m.raw[0];
-}
-
-/** The estimator's verdict with quality q as its brotli measure (the quality-5 screen first, as SizeJudge does). */
-function estimated(m: Measured, q: number): boolean {
-  const grew = ([b, a]: [number, number]): boolean => a > b;
-  return rawHolds(m) && !grew(m.viewBrotli[5]!) && !grew(m.viewGzip) && !grew(m.viewBrotli[q]!);
-}
-
-function real(m: Measured): boolean {
-  return rawHolds(m) && m.gzip[1] <= m.gzip[0] && m.brotli11[1] <= m.brotli11[0];
 }
 
 const rows: Measured[] = [];
@@ -124,14 +138,14 @@ for (const file of positionals) {
 }
 if (values.jsonl) writeFileSync(values.jsonl, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
 
-console.log(`\n${rows.length} comparisons in ${new Set(rows.map((r) => r.file)).size} files; the real measures take ${rows.filter(real).length}`);
+console.log(`\n${rows.length} comparisons in ${new Set(rows.map((r) => r.file)).size} files; the real measures take ${rows.filter((r) => r.real).length}`);
 for (const q of qualities) {
   let agree = 0;
   let wrongYes = 0;
   let wrongNo = 0;
   for (const r of rows) {
-    const e = estimated(r, q);
-    if (e === real(r)) agree++;
+    const e = r.estimated[q]!;
+    if (e === r.real) agree++;
     else if (e) wrongYes++;
     else wrongNo++;
   }
