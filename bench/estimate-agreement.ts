@@ -17,9 +17,8 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { optimize } from "../src/index.js";
-import { nodeMeasures } from "../src/cli/compress.js";
+import { brotliAt, gzipSize, nodeMeasures } from "../src/cli/compress.js";
 import { estimateView, SizeJudge } from "../src/size-target.js";
 
 interface Pair {
@@ -80,9 +79,9 @@ function cached(tag: string, b: Uint8Array, f: () => number): number {
   if (v === undefined) known.set(key, (v = f()));
   return v;
 }
-const gzip = (b: Uint8Array): number => cached("gzip", b, () => gzipSync(b, { level: 9 }).length);
-const brotli = (b: Uint8Array, q: number): number =>
-  cached(`brotli${q}`, b, () => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: q, [constants.BROTLI_PARAM_LGWIN]: 22, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length);
+// the pipeline's own measures (Node's zlib: gzip -9, brotli at window 22), cached by content
+const gzip = (b: Uint8Array): number => cached("gzip", b, () => gzipSize(b));
+const brotli = (b: Uint8Array, q: number): number => cached(`brotli${q}`, b, () => brotliAt(b, q));
 
 /**
  * The judges that decide a pair, on the measures above (content-keyed, so
