@@ -634,3 +634,32 @@ test("target brotli: the searches judged under the other targets run too, and th
     assert.ok(steps.every(([d], i) => i === 0 || d >= steps[i - 1]![0]));
   }
 });
+
+test("an estimate-judged run of a module that is mostly debug info or data starts the input's real measure before anything else; others do not", async () => {
+  const { nodeMeasures } = await import("../src/cli/compress.js");
+  const events = (file: string): string[] => {
+    const input = new Uint8Array(readFileSync(join(ROOT, "fixtures/wasm", file)));
+    const log: string[] = [];
+    const name = (b: Uint8Array): string => (contentKey(b) === contentKey(input) ? "input" : "other");
+    const measures = {
+      gzip: (b: Uint8Array) => (log.push(`gzip ${name(b)}`), nodeMeasures.gzip!(b)),
+      brotli: (b: Uint8Array) => (log.push(`brotli ${name(b)}`), nodeMeasures.brotli!(b)),
+      brotliFast: (b: Uint8Array) => (log.push("fast"), nodeMeasures.brotliFast!(b)),
+      brotliEstimate: (b: Uint8Array) => (log.push("estimate"), nodeMeasures.brotliEstimate!(b)),
+      prefetch: (list: readonly Uint8Array[], early?: boolean) => void log.push(`prefetch ${list.map(name).join(",")}${early ? " early" : ""}`),
+    };
+    let phase = "";
+    const onProgress = (_done: number, _total: number, p: string): void => {
+      if (p !== phase) log.push(`phase ${(phase = p)}`);
+    };
+    optimize(input, { target: "balanced", measures, onProgress });
+    return log;
+  };
+  // interp-Oz-g: 268 KB, six times what the estimates see (DWARF)
+  const debug = events("interp-Oz-g.wasm");
+  assert.deepEqual(debug.slice(0, 2), ["prefetch input early", "phase read"], "before it is even read");
+  // graph: 100 KB, nearly all code: the input is measured only once a pass pays
+  const code = events("graph-Oz-wasmopt.wasm");
+  assert.ok(!code.includes("prefetch input early"), code.slice(0, 5).join("; "));
+  assert.equal(code[0], "phase read");
+});

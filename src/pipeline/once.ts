@@ -37,6 +37,8 @@ import { recordMeasured } from "./measured.js";
 
 export function optimizeOnce(bytes: Uint8Array, options: OptimizeOptions): OptimizeResult {
   const s = settingsOf(options);
+  // before the input is even parsed: a worker and its process take a while to start
+  if (inputFirst(bytes, s.target) && s.measures.brotli && s.measures.prefetch) s.measures.prefetch([bytes], true);
   const r = readStep(bytes, s);
   const p = passStep(bytes, s, r);
   const out = checkOutput(s, r, p);
@@ -167,8 +169,8 @@ function passStep(bytes: Uint8Array, s: Settings, r: ReadState): PassState {
   const { target, options } = s;
   const hot = chooseHotCode(r.module!, bytes, options);
   const notes = hot.note ? [hot.note] : [];
-  const est = (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX) ? judge.estimator() : null;
-  prefetchInputs(judge, est, target, bytes, input.baseline);
+  const est = estimated(bytes, target) ? judge.estimator() : null;
+  if (!est) prefetchInputs(judge, bytes, input.baseline);
   const runner = new PassRunner(takeModule(r), input.baseline, {
     phases: s.phases,
     blame: s.blame,
@@ -304,21 +306,27 @@ function makeJudge(target: SizeTarget, measures: SizeMeasures, shipsExtra: numbe
   }
 }
 
+/** Are the passes judged on the estimate (and the result verified on the real measures at the end)? */
+function estimated(bytes: Uint8Array, target: SizeTarget): boolean {
+  return (target === "balanced" && bytes.length > EXACT_MAX) || (target === "brotli" && bytes.length > PORTFOLIO_MAX);
+}
+
 /**
- * Real brotli runs worth starting before any pass, on the other core where
- * the measures have one: where the passes judge on the real measures, the
- * input and the module as read (every pass's first comparison). An
- * estimate-judged run needs them only if a pass pays (see runPasses), except
- * where most of the input is what the estimates leave out (data, debug info:
- * EARLY_INPUT_WHOLE): there the input's quality-11 run costs about as much as
- * the passes, and starts now, as verification would otherwise wait for it
- * after the last pass. Should nothing pay, the process waits at most that
- * long for it at exit.
+ * Does an estimate-judged run start the input's quality-11 run before
+ * anything else, on the other core where the measures have one? It needs
+ * the input's real sizes only if a pass pays (see runPasses), except where
+ * most of the input is what the estimates leave out (data, debug info:
+ * EARLY_INPUT_WHOLE): there that run costs about as much as the passes, and
+ * verification would otherwise wait for it after the last pass. Should
+ * nothing pay, the process waits at most that long for it at exit.
  */
-function prefetchInputs(judge: SizeJudge, est: SizeJudge | null, target: SizeTarget, bytes: Uint8Array, baseline: Uint8Array): void {
+function inputFirst(bytes: Uint8Array, target: SizeTarget): boolean {
+  return target === "balanced" && estimated(bytes, target) && wholePerView(bytes) > EARLY_INPUT_WHOLE;
+}
+
+/** Where the passes judge on the real measures: the module as read (every pass's first comparison), then the input. */
+function prefetchInputs(judge: SizeJudge, bytes: Uint8Array, baseline: Uint8Array): void {
+  judge.prefetch([baseline]);
   // the input is measured only by the last word: its gzip size can be taken in the background too
-  if (!est) {
-    judge.prefetch([baseline]);
-    judge.prefetch([bytes], true);
-  } else if (target === "balanced" && wholePerView(bytes) > EARLY_INPUT_WHOLE) judge.prefetch([bytes], true);
+  judge.prefetch([bytes], true);
 }
