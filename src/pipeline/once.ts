@@ -318,7 +318,8 @@ function estimated(bytes: Uint8Array, target: SizeTarget): boolean {
  * most of the input is what the estimates leave out (data, debug info:
  * EARLY_INPUT_WHOLE): there that run costs about as much as the passes, and
  * verification would otherwise wait for it after the last pass. Should
- * nothing pay, the process waits at most that long for it at exit.
+ * nothing pay, the CLI does not wait for it: its measures make an early
+ * one in a process of their own, killed when the run ends (cli/compress-pool.ts).
  */
 function inputFirst(bytes: Uint8Array, target: SizeTarget): boolean {
   return target === "balanced" && estimated(bytes, target) && wholePerView(bytes) > EARLY_INPUT_WHOLE;
