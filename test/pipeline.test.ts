@@ -27,6 +27,7 @@ import {
   type Pass,
 } from "../src/index.js";
 import { runSafely, type CliIO } from "../src/cli/run.js";
+import { nodeMeasures } from "../src/cli/compress.js";
 import { contentKey, estimateView, SizeJudge } from "../src/size-target.js";
 import { reorderFunctions } from "../src/ir/renumber.js";
 import { tooLittleToVerify } from "../src/pipeline/verify.js";
@@ -635,8 +636,7 @@ test("target brotli: the searches judged under the other targets run too, and th
   }
 });
 
-test("an estimate-judged run of a module that is mostly debug info or data starts the input's real measure before anything else; others do not", async () => {
-  const { nodeMeasures } = await import("../src/cli/compress.js");
+test("an estimate-judged run of a module that is mostly debug info or data starts the input's real measure before anything else; others do not", () => {
   const events = (file: string): string[] => {
     const input = new Uint8Array(readFileSync(join(ROOT, "fixtures/wasm", file)));
     const log: string[] = [];

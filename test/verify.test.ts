@@ -55,3 +55,11 @@ test("a last checkpoint that holds is the result: nothing earlier is measured or
   assert.deepEqual(log.filter((l) => l.endsWith("early")), []);
   assert.ok(!log.includes("measure 0") && !log.includes("measure 1"));
 });
+
+test("without background measures, an earlier checkpoint's shipped form is made only when its turn comes", () => {
+  const made: number[] = [];
+  const judge = new SizeJudge("brotli", { brotli: (b) => (b[0] === 100 ? 50 : b[0] === 1 ? 40 : 70) });
+  const r = verify(judge, Uint8Array.of(100), cp(4), [cp(0), cp(1), cp(2), cp(3)], (c) => (made.push(c.passes), c.bytes), () => true);
+  assert.equal(r?.passes, 1);
+  assert.deepEqual(made, [3, 2, 1], "checkpoint 0, never measured, is never shipped");
+});

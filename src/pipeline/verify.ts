@@ -93,14 +93,21 @@ export function verify(
   const lastShipped = shipped(last);
   if (judge.holds(reference, lastShipped)) return null;
   const why = `on the real measures the result grew (${judge.explainGrowth(reference, lastShipped)})`;
-  const earlier = checkpoints.slice(0, -1).filter(worth).reverse();
+  /** The latest checkpoint worth measuring at or before k, or -1. */
+  const worthFrom = (k: number): number => {
+    while (k >= 0 && !worth(checkpoints[k]!)) k--;
+    return k;
+  };
   // each is a quality-11 run of the whole file, tried latest first until one
-  // holds: where the measures have another core, the next one is started
-  // there while this thread measures one, early (in a process of its own,
-  // killed when the run ends, as it is not needed if this one holds)
-  for (let k = 0; k < earlier.length; k++) {
-    if (k + 1 < earlier.length) judge.prefetch([shipped(earlier[k + 1]!)], true);
-    if (judge.holds(reference, shipped(earlier[k]!))) return { ...earlier[k]!, why };
+  // holds: where the measures work in the background, the next one is
+  // started there while this thread measures one, early (in a process of
+  // its own, killed when the run ends, as it is not needed if this one
+  // holds); elsewhere its shipped form is not even made until its turn
+  for (let k = worthFrom(checkpoints.length - 2); k >= 0; ) {
+    const next = worthFrom(k - 1);
+    if (next >= 0 && judge.measuresAhead) judge.prefetch([shipped(checkpoints[next]!)], true);
+    if (judge.holds(reference, shipped(checkpoints[k]!))) return { ...checkpoints[k]!, why };
+    k = next;
   }
   return { ...baseline, why };
 }
