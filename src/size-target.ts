@@ -67,9 +67,29 @@ export function estimateView(bytes: Uint8Array): Uint8Array {
   return v;
 }
 
+// Modules written as their estimate view only (trials judged on estimates:
+// see extract/trial.ts writeTrial), with the length of their whole write.
+const wholes = new WeakMap<Uint8Array, number>();
+
+/**
+ * Marks `view` as a module's estimateView written on its own, whose whole
+ * write would take `whole` bytes: its view is itself, and budgets and
+ * thresholds that scale with the module see the whole length.
+ */
+export function asEstimateView(view: Uint8Array, whole: number): Uint8Array {
+  views.set(view, view);
+  wholes.set(view, whole);
+  return view;
+}
+
+/** The length of the module's whole write (its own length unless written as an estimate view). */
+export function wholeLength(bytes: Uint8Array): number {
+  return wholes.get(bytes) ?? bytes.length;
+}
+
 /** Bytes of the module per byte its estimates see (1: they see it all). */
 export function wholePerView(bytes: Uint8Array): number {
-  return bytes.length / Math.max(1, estimateView(bytes).length);
+  return wholeLength(bytes) / Math.max(1, estimateView(bytes).length);
 }
 
 /**
@@ -119,6 +139,8 @@ export class SizeJudge {
   private est: SizeJudge | null | undefined;
   /** On an estimator: the same judge with the fast screen as its brotli measure (see forOrders). */
   private orders: SizeJudge | null = null;
+  /** Every measure sees estimateView only (an estimator and its orders judge): trials may be written as views. */
+  private views = false;
   /**
    * `shipsExtra`: bytes the shipped result carries besides the modules
    * judged: the debug info set aside while the passes run, whose quality-11
@@ -134,6 +156,17 @@ export class SizeJudge {
     for (const n of this.components) {
       if (!measures[n]) throw new Error(`size target "${target}" needs a ${n} measure`);
     }
+  }
+
+  /**
+   * True if every measure this judge takes sees a module's estimateView
+   * only, so modules it compares may be written as that view (the data
+   * section and custom sections but "name" left out; raw lengths then
+   * differ from the whole writes' by the same amount on both sides, as long
+   * as both sides are written so).
+   */
+  get judgesViews(): boolean {
+    return this.views;
   }
 
   /** True if the judge needs compressors (comparisons cost compressor runs). */
@@ -209,7 +242,11 @@ export class SizeJudge {
         const gzip = this.target === "balanced" ? { gzip: onView(m.gzip!) } : {};
         const screen = m.brotliFast ? onView(m.brotliFast) : null;
         this.est = new SizeJudge(this.target, { ...gzip, brotli: onView(m.brotliEstimate!), ...(screen ? { brotliFast: screen } : {}) }, this.shipsExtra);
-        if (screen) this.est.orders = new SizeJudge(this.target, { ...gzip, brotli: screen }, this.shipsExtra);
+        this.est.views = true;
+        if (screen) {
+          this.est.orders = new SizeJudge(this.target, { ...gzip, brotli: screen }, this.shipsExtra);
+          this.est.orders.views = true;
+        }
       }
     }
     return this.est;

@@ -8,19 +8,19 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "@bytecodealliance/jco-transpile/wasm-tools";
 import { readModule } from "../src/binary/reader.js";
-import { writeModule } from "../src/binary/writer.js";
+import { estimateViewLeftOut, writeModule } from "../src/binary/writer.js";
 import { idOf } from "../src/binary/opcodes/index.js";
 import { validateModule } from "../src/analysis/validate.js";
 import { codeSize, funcEntrySize, rangeSize } from "../src/analysis/sizes.js";
 import { BodyBuilder, type Body } from "../src/ir/body.js";
 import type { Module } from "../src/ir/module.js";
 import { I32, refType, type ValType } from "../src/ir/types.js";
-import { estimateView, type SizeJudge } from "../src/size-target.js";
+import { asEstimateView, estimateView, SizeJudge, wholeLength, wholePerView } from "../src/size-target.js";
 import { copyRange } from "../src/extract/copy.js";
 import { movedBody, siteRename } from "../src/extract/moved-body.js";
 import { callSiteBytes, emitCallSite, type CallSite } from "../src/extract/call-site.js";
 import { addFunction, groupLocals, SignaturePlan } from "../src/extract/new-function.js";
-import { replaceBody, trialCopy } from "../src/extract/trial.js";
+import { replaceBody, trialCopy, writeTrial } from "../src/extract/trial.js";
 import { judgementBudget, judgeInHalves, MIN_JUDGED_SHARE } from "../src/extract/judging.js";
 import { sameBehaviour } from "./behaviour.js";
 
@@ -341,4 +341,49 @@ test("judgementBudget shrinks where most of the module is what the estimates lea
   assert.equal(judgementBudget("outline", bare, 0), 24);
   assert.equal(judgementBudget("outline", bare, Math.floor(bare.length * 0.3)), 24);
   assert.equal(judgementBudget("outline", bare, bare.length * 2), 12);
+});
+
+test("trials judged on estimates are written as their estimate view, byte for byte, with the whole length kept", async () => {
+  // data of every kind (active on memory 0, passive, on another memory), custom sections in three places, a name section
+  const wasm = await parse(`(module
+    (memory 1) (memory $m2 1)
+    (func $f (export "f") (result i32) i32.const 1 i32.const 2 i32.add)
+    (data (i32.const 8) "${"x".repeat(300)}")
+    (data "passive bytes")
+    (data (memory $m2) (i32.const 0) "on the second memory")
+    (@custom "before-all" (before first) "one")
+    (@custom "after-code" (after code) "${"z".repeat(200)}")
+    (@custom "after-data" (after data) "three"))`);
+  const m = readModule(wasm);
+  const whole = writeModule(m);
+  assert.ok(m.customs.some((c) => c.name === "name") && m.data.length === 3);
+  const view = writeModule(m, { estimateView: true });
+  assert.deepEqual(view, estimateView(whole), "the writer's view is estimateView of the whole write");
+  assert.ok(view.length < whole.length - 500);
+  assert.equal(estimateViewLeftOut(m), whole.length - view.length);
+  // a judge on estimates gets the view, marked as one; a real judge the whole module
+  const estimator = new SizeJudge("balanced", { gzip: (b) => b.length, brotli: (b) => b.length, brotliEstimate: (b) => b.length }).estimator()!;
+  const trial = writeTrial(trialCopy(m), estimator);
+  assert.deepEqual(trial, view);
+  assert.equal(estimateView(trial), trial, "its view is itself");
+  assert.equal(wholeLength(trial), whole.length);
+  assert.equal(wholePerView(trial), wholePerView(whole));
+  assert.equal(judgementBudget("outline", trial), judgementBudget("outline", whole));
+  // the tiers go by the whole length too: a 250 KiB view of a 300 KiB module is in the medium one, as the module is
+  const medium = asEstimateView(new Uint8Array(250 << 10), 300 << 10);
+  assert.equal(judgementBudget("outline", medium), judgementBudget("outline", 300 << 10));
+  assert.equal(judgementBudget("outline", medium, 100 << 10), Math.round((8 * 1.5) / ((300 / 250) * (1 + 100 / 300))));
+  const real = new SizeJudge("balanced", { gzip: (b) => b.length, brotli: (b) => b.length });
+  assert.deepEqual(writeTrial(trialCopy(m), real), whole);
+});
+
+test("judgeInHalves: the floor on what a batch must save scales with the whole module, also for a view", () => {
+  // a 1000-byte view of a 100,000-byte module: a batch saving 10 bytes is below MIN_JUDGED_SHARE of the whole
+  const base = asEstimateView(new Uint8Array(1000), 100_000);
+  assert.ok(10 < MIN_JUDGED_SHARE * 100_000 && 10 > MIN_JUDGED_SHARE * 1000);
+  let judged = 0;
+  const judge = { better: () => (judged++, true), prefetch: () => {}, measuresAhead: false } as unknown as SizeJudge;
+  const r = judgeInHalves([10], { judge, budget: 5, before: base, write: () => new Uint8Array(990), benefit: (x) => x });
+  assert.equal(judged, 0, "refused unjudged");
+  assert.deepEqual(r.accepted, []);
 });

@@ -19,7 +19,7 @@ import { candidateOrder, SAME_WIDTHS, type OrderName } from "../src/passes/layou
 import { OrderedWrites } from "../src/passes/layout/ordered-writes.js";
 import { signatures } from "../src/passes/layout/similarity.js";
 import { referenceCounts } from "../src/passes/layout/use-counts.js";
-import { contentKey, SizeJudge } from "../src/size-target.js";
+import { contentKey, estimateView, SizeJudge, wholeLength } from "../src/size-target.js";
 import { projectRoot } from "./spec/run-spec.js";
 
 const NAMES: OrderName[] = ["swap", "tiered", "hybrid", "by-count", "similar"];
@@ -61,12 +61,16 @@ function agrees(input: Uint8Array, label: string): OrderedWrites {
   const m = decoded(input);
   const base = writeModule(m);
   const writes = new OrderedWrites(m, base);
+  const views = new OrderedWrites(m, base, true);
   let best: string | null = null;
   let bestLength = base.length;
   for (const [name, order] of orders(m)) {
     const slow = slowWrite(base, order);
     assert.deepEqual(writes.bytes(order), slow, `${label}: ${name} bytes`);
     assert.equal(writes.rawLength(order), slow.length, `${label}: ${name} raw length`);
+    const view = views.bytes(order);
+    assert.deepEqual(view, estimateView(slow), `${label}: ${name} written as its estimate view`);
+    assert.equal(wholeLength(view), slow.length, `${label}: ${name} whole length`);
     if (NAMES.includes(name as OrderName) && slow.length < bestLength && order.some((v, k) => v !== m.numImportedFuncs + k)) {
       best = name;
       bestLength = slow.length;

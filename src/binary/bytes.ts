@@ -253,6 +253,11 @@ export class ByteReader {
   }
 }
 
+/** Bytes `s` takes in UTF-8. */
+export function utf8Length(s: string): number {
+  return utf8enc.encode(s).length;
+}
+
 export function decodeUtf8(b: Uint8Array): string {
   return utf8.decode(b);
 }

@@ -2,7 +2,7 @@
 // byte for byte; everything that is encoded uses minimal LEB128, so the
 // identity pipeline never makes a file larger.
 
-import { ByteWriter, u32Size } from "./bytes.js";
+import { ByteWriter, u32Size, utf8Length } from "./bytes.js";
 import type { AddressRecorder } from "./address-map.js";
 import { encodeInstructions } from "./code-writer.js";
 import { writeValType } from "./type-writer.js";
@@ -26,6 +26,13 @@ export interface WriteOptions {
   onProgress?: (done: number, total: number) => void;
   /** Records where each byte of the code came from (the file offsets the bodies carry), for source maps. */
   addresses?: AddressRecorder;
+  /**
+   * Leaves out the data section and every custom section but "name": the
+   * part of the module size estimates look at (size-target's estimateView
+   * of the whole write, byte for byte), without copying a data section of
+   * megabytes into every trial module. Not a valid module when there is data.
+   */
+  estimateView?: boolean;
 }
 
 /** Known sections in the order they must appear. */
@@ -35,14 +42,19 @@ export function writeModule(m: Module, options: WriteOptions = {}): Uint8Array {
   // Buffers sized up front: the code and data sections are most of a module,
   // and growing them by doubling cost a pass's trial write more time than
   // writing them (fresh large buffers, copied at every step).
+  const view = options.estimateView === true;
   const code = codeCapacity(m);
-  const data = dataCapacity(m);
+  const data = view ? 0 : dataCapacity(m);
   let customs = 0;
-  for (const c of m.customs) customs += c.bytes.length + c.name.length + 16;
+  for (const c of m.customs) if (!view || c.name === "name") customs += c.bytes.length + c.name.length + 16;
   const out = new ByteWriter(code + data + customs + (1 << 16));
   out.bytes(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
-  writeCustoms(out, m, 0);
+  writeCustoms(out, m, 0, view);
   for (const id of ORDER) {
+    if (view && id === 11) {
+      writeCustoms(out, m, id, view);
+      continue;
+    }
     const sec = new ByteWriter(id === 10 ? code : id === 11 ? data : 256);
     const mark = options.addresses?.size ?? 0;
     if (writeSection(sec, m, id, options)) {
@@ -50,9 +62,34 @@ export function writeModule(m: Module, options: WriteOptions = {}): Uint8Array {
       out.sized(sec);
       options.addresses?.shiftSince(mark, out.len - sec.len);
     }
-    writeCustoms(out, m, id);
+    writeCustoms(out, m, id, view);
   }
   return out.finish();
+}
+
+/**
+ * Bytes a whole write of `m` has that its estimateView write leaves out: the
+ * data section and the custom sections but "name" (counted without copying
+ * any segment's bytes).
+ */
+export function estimateViewLeftOut(m: Module): number {
+  let n = 0;
+  if (m.data.length > 0) {
+    const heads = new ByteWriter(64);
+    let payload = u32Size(m.data.length);
+    for (const d of m.data) {
+      heads.len = 0;
+      writeDataHead(heads, d);
+      payload += heads.len + u32Size(d.bytes.length) + d.bytes.length;
+    }
+    n += 1 + u32Size(payload) + payload;
+  }
+  for (const c of m.customs) {
+    if (c.name === "name") continue;
+    const payload = nameSize(c.name) + c.bytes.length;
+    n += 1 + u32Size(payload) + payload;
+  }
+  return n;
 }
 
 /** About the code section's payload size (exact where every body is copied as read; re-encoded ones are guessed from their old size). */
@@ -76,9 +113,9 @@ export function sectionSize(m: Module, id: number): number {
   return 1 + u32Size(sec.len) + sec.len;
 }
 
-function writeCustoms(out: ByteWriter, m: Module, after: number): void {
+function writeCustoms(out: ByteWriter, m: Module, after: number, view: boolean): void {
   for (const c of m.customs) {
-    if (c.after !== after) continue;
+    if (c.after !== after || (view && c.name !== "name")) continue;
     const sec = new ByteWriter(c.bytes.length + 16);
     sec.name(c.name);
     if (c.name === "name" && m.names?.dirty) writeNames(sec, m.names);
@@ -228,15 +265,7 @@ function writeSection(w: ByteWriter, m: Module, id: number, options: WriteOption
       if (m.data.length === 0) return false;
       w.u32(m.data.length);
       for (const d of m.data) {
-        if (d.mode.kind === "passive") w.u8(1);
-        else if (d.mode.memory !== 0 || d.flags === 2) {
-          w.u8(2);
-          w.u32(d.mode.memory);
-          writeConstExpr(w, d.mode.offset);
-        } else {
-          w.u8(0);
-          writeConstExpr(w, d.mode.offset);
-        }
+        writeDataHead(w, d);
         w.u32(d.bytes.length);
         w.bytes(d.bytes);
       }
@@ -244,6 +273,25 @@ function writeSection(w: ByteWriter, m: Module, id: number, options: WriteOption
     }
   }
   return false;
+}
+
+/** A data segment's flags and placement: everything before its byte count. */
+function writeDataHead(w: ByteWriter, d: Module["data"][number]): void {
+  if (d.mode.kind === "passive") w.u8(1);
+  else if (d.mode.memory !== 0 || d.flags === 2) {
+    w.u8(2);
+    w.u32(d.mode.memory);
+    writeConstExpr(w, d.mode.offset);
+  } else {
+    w.u8(0);
+    writeConstExpr(w, d.mode.offset);
+  }
+}
+
+/** Bytes a name takes, length included (UTF-8). */
+function nameSize(s: string): number {
+  const n = utf8Length(s);
+  return u32Size(n) + n;
 }
 
 /** Writes a function's locals and instructions; `rec` gets each instruction's place in `w` and its origin (0: none). */

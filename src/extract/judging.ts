@@ -6,7 +6,7 @@
 // batch whose raw saving is below MIN_JUDGED_SHARE of the module is not
 // judged: the compressed sizes of a whole module do not resolve it.
 
-import { wholePerView, type SizeJudge } from "../size-target.js";
+import { wholeLength, wholePerView, type SizeJudge } from "../size-target.js";
 
 /** The passes that judge their changes. */
 export type JudgedPass = "outline" | "fold-blocks" | "merge-functions" | "slices" | "fuse-branches";
@@ -66,10 +66,11 @@ export const BUDGET_WHOLE = 1.5;
  */
 export function judgementBudget(pass: JudgedPass, module: Uint8Array | number, extra = 0): number {
   const b = BUDGETS[pass];
-  const n = typeof module === "number" ? module : module.length;
+  // a trial written as its estimate view counts as the whole module it stands for
+  const n = typeof module === "number" ? module : wholeLength(module);
   const full = n > b.largeFrom ? b.large : n > b.mediumFrom ? b.medium : b.small;
   if (typeof module === "number") return full;
-  const whole = wholePerView(module) * (1 + extra / Math.max(1, module.length));
+  const whole = wholePerView(module) * (1 + extra / Math.max(1, n));
   return whole > BUDGET_WHOLE ? Math.max(1, Math.round((full * BUDGET_WHOLE) / whole)) : full;
 }
 
@@ -147,7 +148,7 @@ export function judgeInHalves<T>(items: readonly T[], j: Judging<T>): JudgedHalv
       if (batch.length === 0) continue;
     }
     const base = fresh ? fresh(batch) : before!;
-    if (tooSmallToJudge(batch, j.benefit, base.length)) {
+    if (tooSmallToJudge(batch, j.benefit, wholeLength(base))) {
       refused += batch.length;
       j.onRefused?.(batch);
       spec.delete(batch);
@@ -175,7 +176,7 @@ export function judgeInHalves<T>(items: readonly T[], j: Judging<T>): JudgedHalv
     queue.unshift({ batch: first, planned: !again }, { batch: second, planned: !again });
     // (only where the judge measures in the background: otherwise the write
     // waits for the half's turn, which the budget often never gives it)
-    if (!again && j.judge.measuresAhead && j.budget - used >= 2 && !tooSmallToJudge(second, j.benefit, base.length)) {
+    if (!again && j.judge.measuresAhead && j.budget - used >= 2 && !tooSmallToJudge(second, j.benefit, wholeLength(base))) {
       const bytes = j.write(accepted, second);
       spec.set(second, { base: accepted.length, bytes });
       j.judge.prefetch([bytes]);

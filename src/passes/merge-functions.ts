@@ -19,7 +19,7 @@ import type { HotCode, Pass, PassContext, PassResult } from "./pass.js";
 import { funcOrigin, thunkBody, type ThunkArg } from "../extract/thunk.js";
 import { addFunction, newFunctionBytes, type NewFunction } from "../extract/new-function.js";
 import { copyRenamed } from "../extract/copy.js";
-import { replaceBody, trialCopy } from "../extract/trial.js";
+import { replaceBody, trialCopy, writeTrial } from "../extract/trial.js";
 import { funcEntrySize, functionCost } from "../analysis/sizes.js";
 import { mayIntroduce } from "./features.js";
 import { funcLabel, type MergeMapEntry } from "./merge-map.js";
@@ -165,7 +165,7 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
     for (const r of batch) record(m, r, applyRewrite(m, r, false), stats);
   };
   /** The module as it stands (merges taken applied) with `batch` applied on a trial copy, and the slots reserved so far. */
-  const writeTrial = (batch: readonly Item[], slots: (t: CalleeTable) => void): Uint8Array => {
+  const trialBytes = (batch: readonly Item[], slots: (t: CalleeTable) => void): Uint8Array => {
     const trial = trialCopy(m);
     for (const x of batch) applyRewrite(trial, x.r, true);
     if (table) {
@@ -173,7 +173,7 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
       slots(tt);
       if (tt.added.size > 0) appendSlots(trial, tt);
     }
-    return writeModule(trial);
+    return judge ? writeTrial(trial, judge) : writeModule(trial);
   };
   let segmentOverheadPaid = false;
   /** Rewrites for `plans`, in order, after the merges taken so far (their slots reserved). */
@@ -207,12 +207,12 @@ export function mergeFunctions(m: Module, opts: MergeOptions = {}): MergeStats {
     // comes (merged-function indices and slots follow what was taken).
     judgeInHalves(items, {
       judge,
-      budget: opts.maxJudgements !== undefined && opts.maxJudgements >= 0 ? opts.maxJudgements : judgementBudget("merge-functions", writeModule(m), judge.shipsExtra),
+      budget: opts.maxJudgements !== undefined && opts.maxJudgements >= 0 ? opts.maxJudgements : judgementBudget("merge-functions", writeTrial(m, judge), judge.shipsExtra),
       // the merges taken and their slots; the table as reserved with the batch's slots too
-      before: (batch) => writeTrial([], (t) => {
+      before: (batch) => trialBytes([], (t) => {
         for (const x of batch) for (const f of x.r.newSlots.keys()) t.added.delete(f);
       }),
-      write: (_taken, batch) => writeTrial(batch, () => {}), // taken merges are already applied to m
+      write: (_taken, batch) => trialBytes(batch, () => {}), // taken merges are already applied to m
       replan: (half) => build(half.map((x) => x.plan)),
       onTaken: (batch) => apply(batch.map((x) => x.r)),
       onRefused: (batch) => release(batch.map((x) => x.r)),

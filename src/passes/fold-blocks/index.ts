@@ -10,7 +10,7 @@ import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
 import { extractedEntries, type ExtractedCall } from "../merge-map.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
-import { trialCopy } from "../../extract/trial.js";
+import { trialCopy, writeTrial } from "../../extract/trial.js";
 import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
 import { applyFolds, type Fold } from "./apply.js";
 import { chooseFolds, findGroups, RegionCache, type FindOptions } from "./find.js";
@@ -32,7 +32,7 @@ function judged(m: Module, folds: Fold[], o: FindOptions, judge: SizeJudge, stat
   const write = (taken: readonly Fold[], batch: readonly Fold[]): Uint8Array => {
     const trial = trialCopy(m);
     applyFolds(trial, [...taken, ...batch], o, true);
-    return writeModule(trial);
+    return writeTrial(trial, judge);
   };
   const before = write([], []);
   // the greedy order is kept (site positions and estimates assumed it)

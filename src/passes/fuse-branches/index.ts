@@ -28,7 +28,7 @@ import { idOf } from "../../binary/opcodes/index.js";
 import { copyRange } from "../../extract/copy.js";
 import { mayIntroduce } from "../features.js";
 import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
-import { replaceBody, trialCopy } from "../../extract/trial.js";
+import { replaceBody, trialCopy, writeTrial } from "../../extract/trial.js";
 import type { HotCode, Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { armsOf, ifElseCandidates, type Arm } from "./arms.js";
 import { shapeAsIf, shapesOf, type Shape } from "./diamond.js";
@@ -372,7 +372,7 @@ export function fuseBranches(m: Module, options: PassOptions | undefined, progre
       apply(trial, [...taken, ...batch], true);
       // every slot reserved, before and after: slots are numbered in planning order (their bytes were counted when planned)
       if (o.table) writeSlots(trial, o.table);
-      return writeModule(trial);
+      return writeTrial(trial, judge);
     };
     const before = write([], []);
     const r = judgeInHalves(rewrites, { judge, budget: judgementBudget("fuse-branches", before, judge.shipsExtra), before, write, benefit: (r) => r.saved });

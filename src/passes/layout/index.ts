@@ -11,7 +11,7 @@
 import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import { reorderFunctions } from "../../ir/renumber.js";
-import { SizeJudge } from "../../size-target.js";
+import { asEstimateView, estimateView, SizeJudge } from "../../size-target.js";
 import type { Pass, PassContext, PassResult } from "../pass.js";
 import { candidateOrder, SAME_WIDTHS, type OrderName } from "./orders.js";
 import { OrderedWrites } from "./ordered-writes.js";
@@ -52,12 +52,16 @@ export function chooseLayout(m: Module, judge: SizeJudge, onProgress?: (f: numbe
   const nImp = m.numImportedFuncs;
   const n = m.functions.length;
   if (n < 2) return { name: "original", order: null, tried: 0 };
-  const base = written ?? writeModule(m);
-  const writes = new OrderedWrites(m, base);
+  const whole = written ?? writeModule(m);
+  // candidates written as their estimate views where the judge sees only
+  // those (no data section copied per candidate), compared with the base's
+  const views = judge.judgesViews;
+  const writes = new OrderedWrites(m, whole, views);
+  const base = views ? asEstimateView(estimateView(whole), whole.length) : whole;
   const counts = referenceCounts(m, writes.refs);
   let sig: Uint32Array | null = null;
   const lazySig = (): Uint32Array => (sig ??= signatures(m));
-  const names = judge.compressed && base.length > LARGE ? FEW : ALL;
+  const names = judge.compressed && whole.length > LARGE ? FEW : ALL;
 
   const candidates: { name: OrderName; order: number[]; bytes: Uint8Array | null }[] = [];
   const seen = new Set<string>();

@@ -11,7 +11,7 @@ import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import { moduleEnv } from "../../analysis/module-env.js";
 import { nameEntryBytes, SignaturePlan } from "../../extract/new-function.js";
-import { trialCopy } from "../../extract/trial.js";
+import { trialCopy, writeTrial } from "../../extract/trial.js";
 import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";
@@ -195,7 +195,7 @@ function judgeChoice(m: Module, corpus: Corpus, chosen: Chosen[], judge: SizeJud
   const write = (taken: readonly Chosen[], batch: readonly Chosen[]): Uint8Array => {
     const t = trialCopy(m);
     applyChosen(t, corpus, [...taken, ...batch], { tailCalls, trial: true, firstName: 0 });
-    return writeModule(t);
+    return writeTrial(t, judge);
   };
   const before = write([], []);
   if (budget.left < 0) budget.left = judgementBudget("outline", before, judge.shipsExtra);

@@ -10,7 +10,7 @@
 import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
-import { replaceBody, trialCopy } from "../../extract/trial.js";
+import { replaceBody, trialCopy, writeTrial } from "../../extract/trial.js";
 import type { Pass, PassContext, PassOptions, PassResult } from "../pass.js";
 import { chooseClasses, classesOf, type ChosenClass, type Preset } from "./cost.js";
 import { addSliceFunction, rewriteParent, type SliceSite } from "./extract.js";
@@ -43,9 +43,9 @@ export function slices(m: Module, options?: PassOptions, preset?: Preset): Slice
     const write = (taken: readonly ChosenClass[], batch: readonly ChosenClass[]): Uint8Array => {
       const t = trialCopy(m);
       apply(t, [...taken, ...batch], true);
-      return writeModule(t);
+      return writeTrial(t, judge);
     };
-    const before = writeModule(m);
+    const before = writeTrial(m, judge);
     const r = judgeInHalves(chosen, { judge, budget: judgementBudget("slices", before, judge.shipsExtra), before, write, benefit: (c) => c.benefit });
     stats.judgements = r.used;
     chosen = r.accepted;
