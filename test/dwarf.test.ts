@@ -26,6 +26,8 @@ import { instructions } from "./instr-align.js";
 import { codeStart, compareLocations, DWARFDUMP, dwarfdump, functionAt, haveDwarfdump, lineTable, locate, sourceMapFromLines, subprograms } from "./debug-oracle.js";
 import { BODY, sameBehaviour } from "./behaviour.js";
 import { uleb } from "./leb.js";
+import { DwarfWriter } from "../src/dwarf/bytes.js";
+import { readLineProgram, Rows, writeLineProgram, type LineProgram, type Sequence } from "../src/dwarf/line.js";
 
 const skip = haveDwarfdump() ? false : `${DWARFDUMP} is not installed (Debian: apt-get install llvm-19): the DWARF oracle is missing`;
 
@@ -236,3 +238,60 @@ for (const [what, sections, reason] of REFUSALS) {
     assert.deepEqual(dwarfNotes(optimize(input, { passes: ["fold-functions"], stripDwarf: true }).report.notes), []);
   });
 }
+
+test("line programs: rows read column-wise and written back byte for byte, across the stores' growth", () => {
+  // one program of two sequences, 700 rows in all (the row store starts at 256), every register used
+  const w = new DwarfWriter(1 << 12);
+  const header = new DwarfWriter(64);
+  header.u16(4); // version
+  header.u32(0); // header_length, patched below
+  const hlStart = header.len;
+  header.u8(1); // minimum_instruction_length
+  header.u8(1); // maximum_operations_per_instruction
+  header.u8(1); // default_is_stmt
+  header.u8(0xfb); // line_base -5
+  header.u8(14); // line_range
+  header.u8(13); // opcode_base
+  for (const n of [0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1]) header.u8(n);
+  header.u8(0); // no include directories
+  header.bytes(new TextEncoder().encode("a.c\0"));
+  header.u8(0);
+  header.u8(0);
+  header.u8(0);
+  header.u8(0); // end of file names
+  header.patchU32(2, header.len - hlStart);
+  const program: LineProgram = { offset: 0, header: header.finish(), addressSize: 4, defaultIsStmt: true, lineBase: -5, lineRange: 14, opcodeBase: 13, sequences: [] };
+  const rows = new Rows();
+  const seqs: Sequence[] = [];
+  let address = 100;
+  for (const count of [300, 400]) {
+    const from = rows.length;
+    for (let k = 0; k < count; k++) {
+      address += 1 + (k % 7);
+      rows.push(address, 1 + (k % 3), 10 + ((k * 13) % 50), k % 5, k % 11 === 0 ? 0 : 1 | (k % 17 === 0 ? 2 : 0), k % 29 === 0 ? 1 : 0, k % 23 === 0 ? k : 0);
+    }
+    seqs.push({ rows, from, to: rows.length, end: address + 4 });
+    address += 50;
+  }
+  writeLineProgram(w, program, seqs);
+  const bytes = w.finish();
+  const back = readLineProgram(bytes, 0, 4);
+  assert.equal(back.sequences.length, 2);
+  assert.equal(rows.length, 700);
+  for (let s = 0; s < 2; s++) {
+    const a = seqs[s]!;
+    const b = back.sequences[s]!;
+    assert.equal(b.to - b.from, a.to - a.from);
+    assert.equal(b.end, a.end);
+    for (let k = 0; k < a.to - a.from; k++) {
+      const i = a.from + k;
+      const j = b.from + k;
+      const one = (r: Rows, x: number): number[] => [r.address[x]!, r.file[x]!, r.line[x]!, r.column[x]!, r.flags[x]!, r.isa[x]!, r.discriminator[x]!];
+      assert.deepEqual(one(b.rows, j), one(a.rows, i), `sequence ${s}, row ${k}`);
+    }
+  }
+  // and written again from what was read: the same bytes
+  const again = new DwarfWriter(1 << 12);
+  writeLineProgram(again, back, back.sequences);
+  assert.deepEqual(again.finish(), bytes);
+});

@@ -5,14 +5,18 @@
 // from another unit get line 0 (as compilers mark code of no line).
 
 import type { CodeMap, CodeSpan } from "./code-map.js";
-import { STMT, type LineProgram, type Row, type Sequence } from "./line.js";
+import { Rows, STMT, type LineProgram, type Sequence } from "./line.js";
 import { lastAtOrBefore, lastAtOrBeforeFrom } from "../last-at-or-before.js";
 
 interface SeqRef {
   lo: number;
   end: number;
   program: LineProgram;
-  rows: Row[];
+  /** The sequence's rows: rows[from..to) of its program's store, their addresses in `at` (a view). */
+  rows: Rows;
+  from: number;
+  to: number;
+  at: Float64Array;
 }
 
 /**
@@ -53,8 +57,8 @@ export function followLines(programs: readonly LineProgram[], code: CodeMap): Ma
   const seqs: SeqRef[] = [];
   for (const p of programs) {
     for (const s of p.sequences) {
-      if (s.rows.length === 0 || s.end <= s.rows[0]!.address) continue;
-      seqs.push({ lo: s.rows[0]!.address, end: s.end, program: p, rows: s.rows });
+      if (s.to <= s.from || s.end <= s.rows.address[s.from]!) continue;
+      seqs.push({ lo: s.rows.address[s.from]!, end: s.end, program: p, rows: s.rows, from: s.from, to: s.to, at: s.rows.address.subarray(s.from, s.to) });
     }
   }
   seqs.sort((a, b) => a.lo - b.lo);
@@ -73,17 +77,16 @@ export function followLines(programs: readonly LineProgram[], code: CodeMap): Ma
     while (lo > 0 && seqLo[lo - 1]! >= x) lo--;
     return lo < seqs.length && seqLo[lo]! < end ? seqs[lo]! : null;
   };
-  const rowAddresses = new Map<readonly Row[], Float64Array>();
   let rowHint = 0;
-  /** Index of the last row at or before x. */
-  const rowAt = (rows: readonly Row[], x: number): number => {
-    let at = rowAddresses.get(rows);
-    if (!at) rowAddresses.set(rows, (at = Float64Array.from(rows, (r) => r.address)));
-    const i = lastAtOrBeforeFrom(at, x, rowHint);
+  /** Index (in its store) of the sequence's last row at or before x; s.from - 1 if none. */
+  const rowAt = (s: SeqRef, x: number): number => {
+    const i = lastAtOrBeforeFrom(s.at, x, rowHint);
     if (i >= 0) rowHint = i;
-    return i;
+    return s.from + i;
   };
   const result = new Map<LineProgram, Sequence[]>();
+  // the output rows, one store per program
+  const stores = new Map<LineProgram, Rows>();
   const { count, pieceOut, pieceEnd, pieceSrc, pieceRun, pieceFn } = code;
   const srcEnd = (j: number): number => (pieceRun[j] === 1 ? pieceSrc[j]! + (pieceEnd[j]! - pieceOut[j]!) : pieceSrc[j]! + 1);
   let k = 0;
@@ -121,40 +124,58 @@ export function followLines(programs: readonly LineProgram[], code: CodeMap): Ma
       }
     }
     if (owner) {
-      const rows: Row[] = [];
-      // a row in effect at an origin (not one at it) brings only its position: its flags marked another address
-      const add = (r: Row, address: number, exact = true): void => {
-        const flags = exact ? r.flags : r.flags & STMT;
-        const prev = rows[rows.length - 1];
-        const same = prev && prev.file === r.file && prev.line === r.line && prev.column === r.column && prev.isa === r.isa && prev.discriminator === r.discriminator;
-        if (same && address > prev.address && (prev.flags & STMT) === (flags & STMT) && (flags & ~STMT) === 0) return;
-        rows.push({ address, file: r.file, line: r.line, column: r.column, flags, isa: r.isa, discriminator: r.discriminator });
+      let rows = stores.get(owner);
+      if (!rows) stores.set(owner, (rows = new Rows()));
+      const out = rows;
+      const start = out.length;
+      /** A row of the new sequence, unless it only repeats the one before at a later address. */
+      const put = (address: number, file: number, line: number, column: number, flags: number, isa: number, discriminator: number): void => {
+        const q = out.length - 1;
+        if (
+          q >= start &&
+          out.file[q] === file &&
+          out.line[q] === line &&
+          out.column[q] === column &&
+          out.isa[q] === isa &&
+          out.discriminator[q] === discriminator &&
+          address > out.address[q]! &&
+          (out.flags[q]! & STMT) === (flags & STMT) &&
+          (flags & ~STMT) === 0
+        ) {
+          return;
+        }
+        out.push(address, file, line, column, flags, isa, discriminator);
       };
+      // a row in effect at an origin (not one at it) brings only its position: its flags marked another address
+      const add = (from: Rows, r: number, address: number, exact: boolean): void =>
+        put(address, from.file[r]!, from.line[r]!, from.column[r]!, exact ? from.flags[r]! : from.flags[r]! & STMT, from.isa[r]!, from.discriminator[r]!);
       for (let j = k; j < e; j++) {
-        const out = pieceOut[j]!;
+        const at = pieceOut[j]!;
         const src = pieceSrc[j]!;
         const s = seqOf[j - k]!;
         if (!s || s.program !== owner) {
-          const prev = rows[rows.length - 1];
-          add({ address: 0, file: prev?.file ?? 1, line: 0, column: 0, flags: prev ? prev.flags & STMT : 0, isa: prev?.isa ?? 0, discriminator: 0 }, out);
+          const q = out.length - 1;
+          const has = q >= start;
+          put(at, has ? out.file[q]! : 1, 0, 0, has ? out.flags[q]! & STMT : 0, has ? out.isa[q]! : 0, 0);
           continue;
         }
-        let i = rowAt(s.rows, src);
-        if (i >= 0) {
+        const a = s.rows.address;
+        let i = rowAt(s, src);
+        if (i >= s.from) {
           // all rows at the origin itself (the last one is what lookups find), else the one in effect
           let first = i;
-          while (first > 0 && s.rows[first - 1]!.address === src) first--;
-          for (let r = first; r <= i; r++) add(s.rows[r]!, out, s.rows[r]!.address === src);
+          while (first > s.from && a[first - 1] === src) first--;
+          for (let r = first; r <= i; r++) add(s.rows, r, at, a[r] === src);
         }
         if (pieceRun[j] === 1) {
           const end = srcEnd(j);
-          for (i++; i < s.rows.length && s.rows[i]!.address < end; i++) add(s.rows[i]!, out + (s.rows[i]!.address - src));
+          for (i++; i < s.to && a[i]! < end; i++) add(s.rows, i, at + (a[i]! - src), true);
         }
       }
-      if (rows.length > 0) {
+      if (out.length > start) {
         let list = result.get(owner);
         if (!list) result.set(owner, (list = []));
-        list.push({ rows, end: code.functions[fn]!.end });
+        list.push({ rows: out, from: start, to: out.length, end: code.functions[fn]!.end });
       }
     }
     k = e;

@@ -10,20 +10,58 @@ const BASIC_BLOCK = 2;
 const PROLOGUE_END = 4;
 const EPILOGUE_BEGIN = 8;
 
-export interface Row {
-  address: number;
-  file: number;
-  line: number;
-  column: number;
-  /** STMT | BASIC_BLOCK | PROLOGUE_END | EPILOGUE_BEGIN */
-  flags: number;
-  isa: number;
-  discriminator: number;
+/**
+ * Line table rows, column by column (a large module has hundreds of
+ * thousands: one object each made the rewrite slow to start): row k is
+ * address[k], file[k], line[k], column[k], flags[k] (STMT | BASIC_BLOCK |
+ * PROLOGUE_END | EPILOGUE_BEGIN), isa[k], discriminator[k]. Rows are only
+ * appended; the arrays are replaced as they grow, so read them from here.
+ */
+export class Rows {
+  length = 0;
+  address = new Float64Array(256);
+  file = new Float64Array(256);
+  line = new Float64Array(256);
+  column = new Float64Array(256);
+  flags = new Uint8Array(256);
+  isa = new Float64Array(256);
+  discriminator = new Float64Array(256);
+
+  push(address: number, file: number, line: number, column: number, flags: number, isa: number, discriminator: number): void {
+    const k = this.length;
+    if (k === this.address.length) this.grow();
+    this.address[k] = address;
+    this.file[k] = file;
+    this.line[k] = line;
+    this.column[k] = column;
+    this.flags[k] = flags;
+    this.isa[k] = isa;
+    this.discriminator[k] = discriminator;
+    this.length = k + 1;
+  }
+
+  private grow(): void {
+    const n = this.address.length * 2;
+    const wider = <T extends Float64Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.address = wider(this.address);
+    this.file = wider(this.file);
+    this.line = wider(this.line);
+    this.column = wider(this.column);
+    this.flags = wider(this.flags);
+    this.isa = wider(this.isa);
+    this.discriminator = wider(this.discriminator);
+  }
 }
 
 export interface Sequence {
-  /** Rows in address order (the end_sequence row left out). */
-  rows: Row[];
+  /** Its rows, in address order (the end_sequence row left out): rows[from..to) of a shared store. */
+  rows: Rows;
+  from: number;
+  to: number;
   /** The address of the end_sequence row. */
   end: number;
 }
@@ -71,21 +109,28 @@ export function readLineProgram(line: Uint8Array, offset: number, unitAddressSiz
   r.pos = programStart;
 
   const sequences: Sequence[] = [];
-  let rows: Row[] = [];
-  const fresh = (): Row => ({ address: 0, file: 1, line: 1, column: 0, flags: defaultIsStmt ? STMT : 0, isa: 0, discriminator: 0 });
-  let st = fresh();
+  const rows = new Rows();
+  let from = 0;
+  // the state machine's registers
+  let address = 0;
+  let file = 1;
+  let lineNo = 1;
+  let column = 0;
+  let flags = defaultIsStmt ? STMT : 0;
+  let isa = 0;
+  let discriminator = 0;
   const emit = (): void => {
-    rows.push({ address: st.address, file: st.file, line: st.line, column: st.column, flags: st.flags, isa: st.isa, discriminator: st.discriminator });
-    st.flags &= STMT;
-    st.discriminator = 0;
+    rows.push(address, file, lineNo, column, flags, isa, discriminator);
+    flags &= STMT;
+    discriminator = 0;
   };
   const constAddPc = Math.floor((255 - opcodeBase) / lineRange);
   while (r.pos < end) {
     const op = r.u8();
     if (op >= opcodeBase) {
       const adj = op - opcodeBase;
-      st.address += Math.floor(adj / lineRange);
-      st.line += lineBase + (adj % lineRange);
+      address += Math.floor(adj / lineRange);
+      lineNo += lineBase + (adj % lineRange);
       emit();
       continue;
     }
@@ -96,12 +141,18 @@ export function readLineProgram(line: Uint8Array, offset: number, unitAddressSiz
         if (len === 0) refuse(".debug_line: an empty extended opcode");
         const sub = r.u8();
         if (sub === 1) {
-          sequences.push({ rows, end: st.address });
-          rows = [];
-          st = fresh();
-        } else if (sub === 2) st.address = r.uN(len - 1);
+          sequences.push({ rows, from, to: rows.length, end: address });
+          from = rows.length;
+          address = 0;
+          file = 1;
+          lineNo = 1;
+          column = 0;
+          flags = defaultIsStmt ? STMT : 0;
+          isa = 0;
+          discriminator = 0;
+        } else if (sub === 2) address = r.uN(len - 1);
         else if (sub === 3) refuse("DW_LNE_define_file in a line program");
-        else if (sub === 4) st.discriminator = r.uleb();
+        else if (sub === 4) discriminator = r.uleb();
         if (r.pos > next) refuse(`.debug_line: extended opcode ${sub} longer than its length`);
         r.pos = next;
         break;
@@ -110,43 +161,43 @@ export function readLineProgram(line: Uint8Array, offset: number, unitAddressSiz
         emit();
         break;
       case 2:
-        st.address += r.uleb();
+        address += r.uleb();
         break;
       case 3:
-        st.line += r.sleb();
+        lineNo += r.sleb();
         break;
       case 4:
-        st.file = r.uleb();
+        file = r.uleb();
         break;
       case 5:
-        st.column = r.uleb();
+        column = r.uleb();
         break;
       case 6:
-        st.flags ^= STMT;
+        flags ^= STMT;
         break;
       case 7:
-        st.flags |= BASIC_BLOCK;
+        flags |= BASIC_BLOCK;
         break;
       case 8:
-        st.address += constAddPc;
+        address += constAddPc;
         break;
       case 9:
-        st.address += r.u16();
+        address += r.u16();
         break;
       case 10:
-        st.flags |= PROLOGUE_END;
+        flags |= PROLOGUE_END;
         break;
       case 11:
-        st.flags |= EPILOGUE_BEGIN;
+        flags |= EPILOGUE_BEGIN;
         break;
       case 12:
-        st.isa = r.uleb();
+        isa = r.uleb();
         break;
       default:
         for (let k = argCounts[op - 1]!; k > 0; k--) r.uleb();
     }
   }
-  if (rows.length > 0) refuse(`.debug_line: the program at offset ${offset} ends inside a sequence`);
+  if (rows.length > from) refuse(`.debug_line: the program at offset ${offset} ends inside a sequence`);
   return { offset, header, addressSize, defaultIsStmt, lineBase, lineRange, opcodeBase, sequences };
 }
 
@@ -162,37 +213,45 @@ export function writeLineProgram(w: DwarfWriter, p: LineProgram, sequences: read
     return op <= 255 ? op : -1;
   };
   for (const seq of sequences) {
-    if (seq.rows.length === 0) continue;
-    let st: Row = { address: seq.rows[0]!.address, file: 1, line: 1, column: 0, flags: p.defaultIsStmt ? STMT : 0, isa: 0, discriminator: 0 };
+    if (seq.to <= seq.from) continue;
+    const { address, file, line, column, flags, isa, discriminator } = seq.rows;
+    // the registers as the rows written so far leave them
+    let stAddress = address[seq.from]!;
+    let stFile = 1;
+    let stLine = 1;
+    let stColumn = 0;
+    let stFlags = p.defaultIsStmt ? STMT : 0;
+    let stIsa = 0;
     w.u8(0);
     w.uleb(1 + p.addressSize);
     w.u8(2);
-    w.uN(st.address, p.addressSize);
-    for (const row of seq.rows) {
-      if (row.file !== st.file) {
+    w.uN(stAddress, p.addressSize);
+    for (let k = seq.from; k < seq.to; k++) {
+      const rowFlags = flags[k]!;
+      if (file[k] !== stFile) {
         w.u8(4);
-        w.uleb(row.file);
+        w.uleb(file[k]!);
       }
-      if (row.column !== st.column) {
+      if (column[k] !== stColumn) {
         w.u8(5);
-        w.uleb(row.column);
+        w.uleb(column[k]!);
       }
-      if ((row.flags & STMT) !== (st.flags & STMT)) w.u8(6);
-      if (row.flags & BASIC_BLOCK) w.u8(7);
-      if (row.flags & PROLOGUE_END) w.u8(10);
-      if (row.flags & EPILOGUE_BEGIN) w.u8(11);
-      if (row.isa !== st.isa) {
+      if ((rowFlags & STMT) !== (stFlags & STMT)) w.u8(6);
+      if (rowFlags & BASIC_BLOCK) w.u8(7);
+      if (rowFlags & PROLOGUE_END) w.u8(10);
+      if (rowFlags & EPILOGUE_BEGIN) w.u8(11);
+      if (isa[k] !== stIsa) {
         w.u8(12);
-        w.uleb(row.isa);
+        w.uleb(isa[k]!);
       }
-      if (row.discriminator !== 0) {
+      if (discriminator[k] !== 0) {
         w.u8(0);
-        w.uleb(1 + ulebSize(row.discriminator));
+        w.uleb(1 + ulebSize(discriminator[k]!));
         w.u8(4);
-        w.uleb(row.discriminator);
+        w.uleb(discriminator[k]!);
       }
-      const dAddr = row.address - st.address;
-      const dLine = row.line - st.line;
+      const dAddr = address[k]! - stAddress;
+      const dLine = line[k]! - stLine;
       let op = special(dAddr, dLine);
       if (op < 0) {
         if (dLine !== 0) {
@@ -209,11 +268,16 @@ export function writeLineProgram(w: DwarfWriter, p: LineProgram, sequences: read
         }
       }
       w.u8(op);
-      st = { address: row.address, file: row.file, line: row.line, column: row.column, flags: row.flags & STMT, isa: row.isa, discriminator: 0 };
+      stAddress = address[k]!;
+      stFile = file[k]!;
+      stLine = line[k]!;
+      stColumn = column[k]!;
+      stFlags = rowFlags & STMT;
+      stIsa = isa[k]!;
     }
-    if (seq.end > st.address) {
+    if (seq.end > stAddress) {
       w.u8(2);
-      w.uleb(seq.end - st.address);
+      w.uleb(seq.end - stAddress);
     }
     w.u8(0);
     w.uleb(1);
