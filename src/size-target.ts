@@ -98,13 +98,16 @@ export function wholePerView(bytes: Uint8Array): number {
  * compressed again for the other (each judge's own cache is its own).
  */
 function onView(f: (b: Uint8Array) => number): (b: Uint8Array) => number {
-  const known = new WeakMap<Uint8Array, number>();
+  // by content: a pass's trials are written as views (extract/trial.ts) while
+  // the pass runner checks whole modules, and the view of the module it wrote
+  // is the pass's last trial over again
+  const known = new Map<string, number>();
   return (b) => {
-    const v = estimateView(b);
-    let n = known.get(v);
+    const key = contentKey(estimateView(b));
+    let n = known.get(key);
     if (n === undefined) {
-      n = f(v);
-      known.set(v, n);
+      n = f(estimateView(b));
+      known.set(key, n);
     }
     return n;
   };

@@ -375,6 +375,13 @@ test("trials judged on estimates are written as their estimate view, byte for by
   assert.equal(judgementBudget("outline", medium, 100 << 10), Math.round((8 * 1.5) / ((300 / 250) * (1 + 100 / 300))));
   const real = new SizeJudge("balanced", { gzip: (b) => b.length, brotli: (b) => b.length });
   assert.deepEqual(writeTrial(trialCopy(m), real), whole);
+  // the estimator measures a view once, given the whole module (the pass runner's check) or the view written on its own (a trial)
+  const runs = { gzip: 0, estimate: 0 };
+  const counting = new SizeJudge("balanced", { gzip: (b) => (runs.gzip++, b.length), brotli: (b) => b.length, brotliEstimate: (b) => (runs.estimate++, b.length) }).estimator()!;
+  counting.measureAll(writeTrial(trialCopy(m), counting));
+  counting.measureAll(writeModule(m));
+  counting.measureAll(writeTrial(trialCopy(m), counting));
+  assert.deepEqual(runs, { gzip: 1, estimate: 1 });
 });
 
 test("judgeInHalves: the floor on what a batch must save scales with the whole module, also for a view", () => {

@@ -21,6 +21,7 @@ import { signatures } from "../src/passes/layout/similarity.js";
 import { referenceCounts } from "../src/passes/layout/use-counts.js";
 import { contentKey, estimateView, SizeJudge, wholeLength } from "../src/size-target.js";
 import { projectRoot } from "./spec/run-spec.js";
+import { nodeMeasures } from "../src/cli/compress.js";
 
 const NAMES: OrderName[] = ["swap", "tiered", "hybrid", "by-count", "similar"];
 
@@ -231,4 +232,24 @@ test("under gzip, layout takes a later candidate that beats the chosen one on gz
   // under balanced raw bytes count: tiered stays
   const balanced = new SizeJudge("balanced", { gzip: (b) => gzip.get(contentKey(b)) ?? 5000, brotli: (b) => gzip.get(contentKey(b)) ?? 5000 });
   assert.equal(chooseLayout(decoded(input), balanced).name, "tiered");
+});
+
+test("under an estimator, layout writes its candidates as estimate views and picks what whole writes measured on their views pick", () => {
+  // real compressors on the fixtures (they have data sections and custom sections the views leave out)
+  for (const name of ["graph-Oz-wasmopt", "dispatch-O2"]) {
+    const input = new Uint8Array(readFileSync(join(projectRoot(), `fixtures/wasm/${name}.wasm`)));
+    const estimator = new SizeJudge("balanced", nodeMeasures).estimator()!;
+    const orders = estimator.forOrders();
+    assert.ok(orders.judgesViews);
+    const seen: Uint8Array[] = [];
+    const recording = (f: (b: Uint8Array) => number) => (b: Uint8Array) => (seen.push(b), f(b));
+    // the same measures on the views of whole writes, by a judge that is given whole modules (layout before views)
+    const wholeJudge = new SizeJudge("balanced", { gzip: recording((b) => nodeMeasures.gzip!(estimateView(b))), brotli: (b) => nodeMeasures.brotliFast!(estimateView(b)) });
+    assert.ok(!wholeJudge.judgesViews);
+    const byViews = chooseLayout(decoded(input), orders);
+    const byWholes = chooseLayout(decoded(input), wholeJudge);
+    assert.equal(byViews.name, byWholes.name, name);
+    assert.deepEqual(byViews.order, byWholes.order, name);
+    assert.ok(seen.length > 0 && seen.every((b) => estimateView(b).length < b.length), `${name}: the whole judge was given whole modules`);
+  }
 });

@@ -4,7 +4,6 @@
 // is taken only where it pays in exact raw bytes; under a compressed-size
 // target the judge verifies batches of folds and refused batches are bisected.
 
-import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import type { SizeJudge } from "../../size-target.js";
 import { mayIntroduce } from "../features.js";

@@ -14,7 +14,6 @@
 // (slots.ts), their bytes counted against the function's saving.
 
 import { bodyOf } from "../../binary/reader.js";
-import { writeModule } from "../../binary/writer.js";
 import { BodyBuilder, type Body } from "../../ir/body.js";
 import type { Func, Module } from "../../ir/module.js";
 import { I32 } from "../../ir/types.js";

@@ -7,7 +7,6 @@
 // until nothing pays. Under a compressed size target the raw-paying choice
 // of each round is judged on the whole module and bisected when refused.
 
-import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import { moduleEnv } from "../../analysis/module-env.js";
 import { nameEntryBytes, SignaturePlan } from "../../extract/new-function.js";

@@ -7,7 +7,6 @@
 // under a compressed size target the raw-paying choice is judged on the
 // whole module and bisected when refused, as outline does.
 
-import { writeModule } from "../../binary/writer.js";
 import type { Module } from "../../ir/module.js";
 import { judgeInHalves, judgementBudget } from "../../extract/judging.js";
 import { replaceBody, trialCopy, writeTrial } from "../../extract/trial.js";
