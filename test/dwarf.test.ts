@@ -27,7 +27,10 @@ import { codeStart, compareLocations, DWARFDUMP, dwarfdump, functionAt, haveDwar
 import { BODY, sameBehaviour } from "./behaviour.js";
 import { uleb } from "./leb.js";
 import { DwarfWriter } from "../src/dwarf/bytes.js";
-import { readLineProgram, Rows, writeLineProgram, type LineProgram, type Sequence } from "../src/dwarf/line.js";
+import { readLineProgram, Rows, STMT, writeLineProgram, type LineProgram, type Sequence } from "../src/dwarf/line.js";
+import { followLines } from "../src/dwarf/line-follow.js";
+import { CodeMap } from "../src/dwarf/code-map.js";
+import { AddressMap } from "../src/binary/address-map.js";
 
 const skip = haveDwarfdump() ? false : `${DWARFDUMP} is not installed (Debian: apt-get install llvm-19): the DWARF oracle is missing`;
 
@@ -294,4 +297,34 @@ test("line programs: rows read column-wise and written back byte for byte, acros
   const again = new DwarfWriter(1 << 12);
   writeLineProgram(again, back, back.sequences);
   assert.deepEqual(again.finish(), bytes);
+});
+
+test("followLines on a fixed case: glue, a copied run, a re-encoded instruction, rows at one address", () => {
+  // input code [0, 20): rows (address, line) (0, 10) (4, 11) (4, 12) (9, 13), all statements
+  const rows = new Rows();
+  for (const [address, line] of [[0, 10], [4, 11], [4, 12], [9, 13]] as const) rows.push(address, 1, line, 0, STMT, 0, 0);
+  const program: LineProgram = { offset: 0, header: new Uint8Array(0), addressSize: 4, defaultIsStmt: true, lineBase: -5, lineRange: 14, opcodeBase: 13, sequences: [{ rows, from: 0, to: 4, end: 20 }] };
+  // output function [0, 16) (file offsets: output code at 50, input code at 100): glue [0, 2),
+  // input [4, 12) copied to [2, 10), the instruction at input 0 re-encoded at [10, 13), glue [13, 16)
+  const entries = [
+    { out: 50, len: 0, src: 0 },
+    { out: 52, len: 8, src: 104 },
+    { out: 60, len: 0, src: 100 },
+    { out: 63, len: 0, src: 0 },
+  ];
+  const code = new CodeMap(new AddressMap(entries), [{ start: 0, end: 16 }], 50, 100, new Uint8Array(16), [{ start: 0, end: 20 }]);
+  const out = followLines([program], code).get(program)!;
+  assert.equal(out.length, 1);
+  const s = out[0]!;
+  assert.equal(s.end, 16);
+  const got = [];
+  for (let k = s.from; k < s.to; k++) got.push([s.rows.address[k], s.rows.line[k], s.rows.flags[k]]);
+  assert.deepEqual(got, [
+    [0, 0, 0], // glue before any row: line 0, not a statement
+    [2, 11, STMT], // both rows at the run's origin, in order
+    [2, 12, STMT],
+    [7, 13, STMT], // a row inside the run, at its offset there
+    [10, 10, STMT], // the re-encoded instruction's row
+    [13, 0, STMT], // glue after: line 0, the statement flag of the row before
+  ]);
 });
