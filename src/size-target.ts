@@ -8,7 +8,7 @@
 // The core has no compressor of its own: the caller supplies measures (the
 // CLI passes Node's zlib); a target that needs a missing measure is an error.
 
-import { withoutSections } from "./binary/sections.js";
+import { leftOutOfEstimates, withoutSections } from "./binary/sections.js";
 
 export type SizeTarget = "raw" | "gzip" | "brotli" | "balanced";
 export const SIZE_TARGETS: readonly SizeTarget[] = ["raw", "gzip", "brotli", "balanced"];
@@ -58,7 +58,7 @@ export function estimateView(bytes: Uint8Array): Uint8Array {
   let v = views.get(bytes);
   if (v === undefined) {
     try {
-      v = withoutSections(bytes, (s) => s.id === 11 || (s.id === 0 && s.name !== "name"));
+      v = withoutSections(bytes, (s) => leftOutOfEstimates(s.id, s.name));
     } catch {
       v = bytes; // not a module's section structure (a measure may be asked about any bytes): all of it
     }
@@ -103,10 +103,11 @@ function onView(f: (b: Uint8Array) => number): (b: Uint8Array) => number {
   // is the pass's last trial over again
   const known = new Map<string, number>();
   return (b) => {
-    const key = contentKey(estimateView(b));
+    const v = estimateView(b);
+    const key = contentKey(v);
     let n = known.get(key);
     if (n === undefined) {
-      n = f(estimateView(b));
+      n = f(v);
       known.set(key, n);
     }
     return n;

@@ -47,6 +47,15 @@ export function sectionSpans(bytes: Uint8Array): SectionSpan[] {
   return out;
 }
 
+/**
+ * Sections a size estimate leaves out (size-target.ts estimateView, and the
+ * writer's estimateView option): the data section and every custom section
+ * but "name" (`name` is a custom section's name, "" for the others).
+ */
+export function leftOutOfEstimates(id: number, name: string): boolean {
+  return id === 11 || (id === 0 && name !== "name");
+}
+
 /** `bytes` without the sections `drop` says yes to; `bytes` itself when none is dropped. */
 export function withoutSections(bytes: Uint8Array, drop: (s: SectionSpan) => boolean): Uint8Array {
   const parts: [number, number][] = [];

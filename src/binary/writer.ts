@@ -3,6 +3,7 @@
 // identity pipeline never makes a file larger.
 
 import { ByteWriter, u32Size, utf8Length } from "./bytes.js";
+import { leftOutOfEstimates } from "./sections.js";
 import type { AddressRecorder } from "./address-map.js";
 import { encodeInstructions } from "./code-writer.js";
 import { writeValType } from "./type-writer.js";
@@ -46,12 +47,12 @@ export function writeModule(m: Module, options: WriteOptions = {}): Uint8Array {
   const code = codeCapacity(m);
   const data = view ? 0 : dataCapacity(m);
   let customs = 0;
-  for (const c of m.customs) if (!view || c.name === "name") customs += c.bytes.length + c.name.length + 16;
+  for (const c of m.customs) if (!view || !leftOutOfEstimates(0, c.name)) customs += c.bytes.length + c.name.length + 16;
   const out = new ByteWriter(code + data + customs + (1 << 16));
   out.bytes(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
   writeCustoms(out, m, 0, view);
   for (const id of ORDER) {
-    if (view && id === 11) {
+    if (view && leftOutOfEstimates(id, "")) {
       writeCustoms(out, m, id, view);
       continue;
     }
@@ -85,7 +86,7 @@ export function estimateViewLeftOut(m: Module): number {
     n += 1 + u32Size(payload) + payload;
   }
   for (const c of m.customs) {
-    if (c.name === "name") continue;
+    if (!leftOutOfEstimates(0, c.name)) continue;
     const payload = nameSize(c.name) + c.bytes.length;
     n += 1 + u32Size(payload) + payload;
   }
@@ -115,7 +116,7 @@ export function sectionSize(m: Module, id: number): number {
 
 function writeCustoms(out: ByteWriter, m: Module, after: number, view: boolean): void {
   for (const c of m.customs) {
-    if (c.after !== after || (view && c.name !== "name")) continue;
+    if (c.after !== after || (view && leftOutOfEstimates(0, c.name))) continue;
     const sec = new ByteWriter(c.bytes.length + 16);
     sec.name(c.name);
     if (c.name === "name" && m.names?.dirty) writeNames(sec, m.names);

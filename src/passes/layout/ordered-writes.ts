@@ -92,9 +92,14 @@ export class OrderedWrites {
     return this.marked(writeModule(copy, { estimateView: this.views }));
   }
 
+  /** What a whole write has that a view leaves out: the same for every order. */
+  private leftOut = -1;
+
   /** `bytes` registered as an estimate view, when written as one. */
   private marked(bytes: Uint8Array): Uint8Array {
-    return this.views ? asEstimateView(bytes, bytes.length + estimateViewLeftOut(this.m)) : bytes;
+    if (!this.views) return bytes;
+    if (this.leftOut < 0) this.leftOut = estimateViewLeftOut(this.m);
+    return asEstimateView(bytes, bytes.length + this.leftOut);
   }
 
   /**
