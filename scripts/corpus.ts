@@ -1,4 +1,4 @@
-// npm run corpus [-- --all] [--only NAME[,NAME]] [--module M[,M]] [--passes a,b] [--target raw|gzip|brotli|balanced] [--engine node24] [--coverage] [--sequential] [--json FILE]
+// npm run corpus [-- --all] [--only NAME[,NAME]] [--module M[,M]] [--passes a,b] [--target raw|gzip|brotli|balanced] [--outline-hot] [--engine node24] [--coverage] [--sequential] [--json FILE]
 //
 // The behaviour oracle over the npm corpus (see test/oracle/run-corpus.ts):
 // each package's wasm is optimized, a real workload runs through the
@@ -21,7 +21,7 @@ import { engineText, parseEngines, resolveEngine } from "../bench/engines.js";
 // A wrong-on-purpose pass, so that `--passes test-swap-i32-constants` shows the oracle catching it.
 registerPass(brokenPass);
 
-const SYNOPSIS = "usage: npm run corpus -- [--all] [--only NAME[,NAME...]] [--module M[,M...]] [--passes a,b] [--target T] [--engine node24] [--coverage] [--sequential] [--json FILE]";
+const SYNOPSIS = "usage: npm run corpus -- [--all] [--only NAME[,NAME...]] [--module M[,M...]] [--passes a,b] [--target T] [--outline-hot] [--engine node24] [--coverage] [--sequential] [--json FILE]";
 
 const USAGE = `${SYNOPSIS}
 
@@ -31,6 +31,8 @@ const USAGE = `${SYNOPSIS}
                  run unoptimized); selects the workloads that use them
   --passes LIST  passes to optimize with (default: none, the identity pipeline)
   --target T     size target the passes judge by (default raw, which takes the most changes)
+  --outline-hot  let the passes rewrite hot code too (as the CLI's --outline-hot): the most
+                 code changed, to check the passes on a program, not what a default run ships
   --engine NAMES also run both runs under these engines (node24, any node<major>; may
                  be repeated), after the running node's: one result per workload and
                  engine. Another major than the running node's is the official binary
@@ -59,11 +61,12 @@ interface Args {
   engines: string[];
   sequential: boolean;
   coverage: boolean;
+  outlineHot: boolean;
   json: string | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { all: false, only: [], modules: [], passes: [], target: null, engines: [], sequential: false, coverage: false, json: null };
+  const a: Args = { all: false, only: [], modules: [], passes: [], target: null, engines: [], sequential: false, coverage: false, outlineHot: false, json: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf("=");
@@ -103,6 +106,9 @@ function parseArgs(argv: string[]): Args {
         break;
       case "--coverage":
         a.coverage = true;
+        break;
+      case "--outline-hot":
+        a.outlineHot = true;
         break;
       case "--sequential":
         a.sequential = true;
@@ -151,7 +157,7 @@ async function main(): Promise<void> {
   }
   const passes = args.coverage ? "none (coverage mode: modules instrumented)" : args.passes.length > 0 ? args.passes.join(",") : "none (identity pipeline)";
   const mods = args.modules.length > 0 ? `, optimizing only ${args.modules.join(", ")}` : "";
-  process.stdout.write(`behaviour oracle: ${selected.length} workload(s) [${selected.map((w) => w.name).join(", ")}], passes: ${passes}${args.target ? `, target ${args.target}` : ""}${mods}\n`);
+  process.stdout.write(`behaviour oracle: ${selected.length} workload(s) [${selected.map((w) => w.name).join(", ")}], passes: ${passes}${args.target ? `, target ${args.target}` : ""}${args.outlineHot ? ", hot code too" : ""}${mods}\n`);
   const t = performance.now();
   const results = await runCorpus({
     all: args.all,
@@ -162,6 +168,7 @@ async function main(): Promise<void> {
     parallel: !args.sequential,
     ...(engines ? { engines } : {}),
     coverage: args.coverage,
+    outlineHot: args.outlineHot,
     onStart: (w) => {
       if (process.stderr.isTTY) process.stderr.write(`running ${w.name} …\r`);
     },

@@ -12,6 +12,7 @@ import { corpusEntry } from "./corpus/corpus.js";
 import { brokenPass, findSwapSite, swapConstants } from "./oracle/broken-pass.js";
 import { firstDifference, formatResult, runWorkload, runWorkloadOnEngines, selectWorkloads, summarize, type WorkloadResult } from "./oracle/run-corpus.js";
 import { findWorkload } from "./oracle/workloads/index.js";
+import { pythonWords } from "./oracle/workloads/ruff-fmt.js";
 
 test("firstDifference finds the first differing place, and only real differences", () => {
   assert.equal(firstDifference({ a: [1, "x", { b: null }] }, { a: [1, "x", { b: null }] }), null);
@@ -22,6 +23,27 @@ test("firstDifference finds the first differing place, and only real differences
   assert.equal(firstDifference(null, false), "$: null vs false");
   const long = "a".repeat(500);
   assert.match(firstDifference(long + "b", long + "c")!, /^\$ \(at character 500\): /);
+});
+
+test("pythonWords (ruff-fmt's check) keeps names and keywords, and skips strings, prefixes, comments and numbers", () => {
+  const src = [
+    "def f(a, b=0x1F, *c):  # comment with words",
+    "    '''doc with def and \\''' quotes'''",
+    "    x = r'raw \\'' + u\"uni\" + b'\\x00' + f\"{a}\" + 1.5e-3 + 2j",
+    "    return not x is None and naïve_λ",
+  ].join("\n");
+  assert.deepEqual(pythonWords(src), ["def", "f", "a", "b", "c", "x", "return", "not", "x", "is", "None", "and", "naïve_λ"]);
+  // what a formatter may change (quotes, a u prefix, comments, spacing) leaves the words as they were
+  const formatted = [
+    "def f(a, b=0x1F, *c):  # Comment With Words",
+    '    """doc with def and \\""" quotes"""',
+    "    x = r\"raw '\" + \"uni\" + b\"\\x00\" + f\"{a}\" + 1.5e-3 + 2j",
+    "    return not x is None and naïve_λ",
+    "",
+  ].join("\n");
+  assert.deepEqual(pythonWords(formatted), pythonWords(src));
+  // a changed name does not
+  assert.notDeepEqual(pythonWords(src.replace("return not x", "return not y")), pythonWords(src));
 });
 
 test("the small workloads give identical outputs with the identity pipeline", async (t) => {

@@ -40,7 +40,7 @@ test("corpus: every wasm file in the corpus packages is listed or an alias of a 
 
 test("corpus: holds the expected real-world modules", () => {
   const names = new Set(entries.map((e) => e.name));
-  const runtime = ["box2d", "box2d-simd", "draco-encoder", "draco-decoder", "mozjpeg-enc", "mozjpeg-dec", "rapier2d", "tiktoken", "tiktoken-lite", "photon"];
+  const runtime = ["box2d", "box2d-simd", "draco-encoder", "draco-decoder", "mozjpeg-enc", "mozjpeg-dec", "rapier2d", "tiktoken", "tiktoken-lite", "photon", "ruff-fmt", "resvg"];
   for (const n of ["sql-wasm", "brotli-node", "brotli-web", "zstd", "onig", "web-tree-sitter", "tree-sitter-javascript", "esbuild", ...runtime]) {
     assert.ok(names.has(n), `corpus lacks ${n}`);
   }

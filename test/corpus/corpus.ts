@@ -75,6 +75,9 @@ const FILES: readonly FileSpec[] = [
   { package: "tiktoken", path: "lite/tiktoken_bg.wasm", name: "tiktoken-lite" },
   { package: "tiktoken", path: "tiktoken_bg.wasm", name: "tiktoken" },
   { package: "@silvia-odwyer/photon-node", path: "photon_rs_bg.wasm", name: "photon" },
+  // Added after issue 13's calibration, to check its rules on programs they were not tuned on.
+  { package: "@wasm-fmt/ruff_fmt", path: "ruff_fmt_bg.wasm", name: "ruff-fmt" },
+  { package: "@resvg/resvg-wasm", path: "index_bg.wasm", name: "resvg" },
 ];
 
 /** Packages whose JavaScript embeds base64 modules: package, folder to scan, name prefix. */

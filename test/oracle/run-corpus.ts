@@ -91,6 +91,8 @@ export interface CorpusOptions {
   passes?: readonly (string | Pass)[];
   /** Size target for `optimize`, with the measures it needs (default: optimize's own, raw without measures). */
   target?: { target: SizeTarget; measures: SizeMeasures };
+  /** `optimize`'s outlineHot: passes that add calls rewrite hot code too. */
+  outlineHot?: boolean;
   /**
    * Coverage mode: instead of optimizing, instrument each module to record
    * which functions run (coverage.ts), run it against the original as usual
@@ -270,7 +272,7 @@ export async function runWorkloadOnEngines(w: Workload, options: CorpusOptions =
           const ins = instrument(m.bytes, i);
           binary = ins.bytes;
           bodySizes[i] = ins.bodySizes;
-        } else binary = optimize(m.bytes, { passes, ...(options.target ?? {}) }).binary;
+        } else binary = optimize(m.bytes, { passes, ...(options.target ?? {}), ...(options.outlineHot ? { outlineHot: true } : {}) }).binary;
       } catch (e) {
         modules.push({ name: m.name, before: m.bytes.length, after: m.bytes.length, unchanged: true, optimizeMs: performance.now() - t });
         return [done("error", `${options.coverage ? "instrumenting" : "optimizing"} ${m.name} failed: ${describeError(e)}`)];

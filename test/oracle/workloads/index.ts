@@ -14,8 +14,10 @@ import { workload as jsquashJpeg } from "./jsquash-jpeg.js";
 import { workload as tiktoken } from "./tiktoken.js";
 import { workload as photon } from "./photon.js";
 import { workload as rapier } from "./rapier.js";
+import { workload as ruffFmt } from "./ruff-fmt.js";
+import { workload as resvg } from "./resvg.js";
 
-export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco, jsquashJpeg, tiktoken, photon, rapier];
+export const WORKLOADS: readonly Workload[] = [sqljs, brotli, zstd, oniguruma, treeSitter, hashWasm, esbuild, box2d, draco, jsquashJpeg, tiktoken, photon, rapier, ruffFmt, resvg];
 
 export function findWorkload(name: string): Workload {
   const w = WORKLOADS.find((x) => x.name === name);
