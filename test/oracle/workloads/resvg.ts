@@ -53,24 +53,29 @@ interface Api {
   Resvg: new (svg: string | Uint8Array, options?: RenderOptions) => Resvg;
 }
 
-/** The icon font playwright-core ships (its glyphs sit in the private use area from U+EA60). */
-const FONT = ["lib", "vite", "recorder", "assets", "codicon-DCmgc-ay.ttf"];
+/** The icon font playwright-core ships (codicon*.ttf, its glyphs in the private use area from U+EA60), wherever a version puts it. */
+const FONT = /^codicon.*\.ttf$/;
 const GLYPHS = "\uea60\uea61\uea62\uea70\ueb00\ueb10";
 const SCENES = 10;
 
-/** playwright-core's own SVG files, sorted by path (real-world documents: logos with gradients and masks). */
-function realSvgs(): { name: string; text: string }[] {
+/** playwright-core's files whose names match `re`, sorted by path. */
+function packageFiles(re: RegExp): { name: string; path: string }[] {
   const root = packageDir("playwright-core");
-  const out: { name: string; text: string }[] = [];
+  const out: { name: string; path: string }[] = [];
   const walk = (dir: string): void => {
     for (const n of readdirSync(dir).sort()) {
       const p = join(dir, n);
       if (statSync(p).isDirectory()) walk(p);
-      else if (n.endsWith(".svg")) out.push({ name: p.slice(root.length + 1), text: readFileSync(p, "utf8") });
+      else if (re.test(n)) out.push({ name: p.slice(root.length + 1), path: p });
     }
   };
   walk(root);
   return out;
+}
+
+/** playwright-core's own SVG files (real-world documents: logos with gradients and masks). */
+function realSvgs(): { name: string; text: string }[] {
+  return packageFiles(/\.svg$/).map((f) => ({ name: f.name, text: readFileSync(f.path, "utf8") }));
 }
 
 function pngSize(png: Uint8Array): { ok: boolean; width: number; height: number } {
@@ -111,7 +116,9 @@ function attempt(f: () => Output): Output {
 
 async function exercise(api: Api, wasm: Uint8Array, ctx: RunContext): Promise<Output> {
   await api.initWasm(wasm);
-  const font = new Uint8Array(readFileSync(join(packageDir("playwright-core"), ...FONT)));
+  const fontFile = packageFiles(FONT)[0];
+  if (!fontFile) throw new Error("playwright-core ships no codicon*.ttf: the text scenes need a font");
+  const font = new Uint8Array(readFileSync(fontFile.path));
   const fonts = { fontBuffers: [font], defaultFontFamily: "codicon", loadSystemFonts: false };
   const out: Record<string, Output> = {};
 
