@@ -25,6 +25,20 @@ export function bytesOut(b: Uint8Array): string {
   return `bytes[${b.length}]:sha256:${sha256(b)}`;
 }
 
+/** What `f` returns, or "error: MESSAGE" when it throws: a package's own error, as an output to compare. */
+export function attempt<T extends Output>(f: () => T): T | string {
+  try {
+    return f();
+  } catch (e) {
+    return `error: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+/** attempt for a function that returns bytes: their bytesOut, or the error. */
+export function attemptBytes(f: () => Uint8Array): string {
+  return attempt(() => bytesOut(f()));
+}
+
 export function hex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex");
 }

@@ -14,7 +14,7 @@
 
 import { constants, brotliCompressSync, brotliDecompressSync } from "node:zlib";
 import { corpusEntry } from "../../corpus/corpus.js";
-import { bytesOut, equalBytes, importFresh, packageFile, randomBytes, requireFrom, skewedBytes, withTempDir } from "../util.js";
+import { attemptBytes, bytesOut, equalBytes, importFresh, packageFile, randomBytes, requireFrom, skewedBytes, withTempDir } from "../util.js";
 import type { Output, RunContext, Workload } from "../workload.js";
 
 interface StreamResult {
@@ -128,14 +128,6 @@ function streamDecompress(api: BrotliApi, input: Uint8Array, inChunk: number, ou
   return concat(parts);
 }
 
-function attempt(f: () => Uint8Array): Output {
-  try {
-    return bytesOut(f());
-  } catch (e) {
-    return `error: ${e instanceof Error ? e.message : String(e)}`;
-  }
-}
-
 function exercise(api: BrotliApi, ctx: RunContext, label: string, full: boolean): Output {
   const out: Record<string, Output> = {};
   const ins = inputs(full);
@@ -211,14 +203,14 @@ function exercise(api: BrotliApi, ctx: RunContext, label: string, full: boolean)
   // Corrupt and truncated input: the error messages come from the wasm.
   const good = api.compress(ins.js!, { quality: 5 });
   const corrupt: Output[] = [];
-  corrupt.push(attempt(() => api.decompress(good.subarray(0, good.length >> 1))));
+  corrupt.push(attemptBytes(() => api.decompress(good.subarray(0, good.length >> 1))));
   for (const at of [0, 3, 17, good.length >> 2, good.length - 2]) {
     const bad = good.slice();
     bad[at] = bad[at]! ^ 0x5a;
-    corrupt.push(attempt(() => api.decompress(bad)));
+    corrupt.push(attemptBytes(() => api.decompress(bad)));
   }
-  corrupt.push(attempt(() => api.decompress(randomBytes(99, 5000))));
-  corrupt.push(attempt(() => api.decompress(new Uint8Array(0))));
+  corrupt.push(attemptBytes(() => api.decompress(randomBytes(99, 5000))));
+  corrupt.push(attemptBytes(() => api.decompress(new Uint8Array(0))));
   out.corrupt = corrupt;
   return out;
 }

@@ -16,7 +16,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { corpusEntry, packageDir } from "../../corpus/corpus.js";
-import { requireFrom, sha256, withTempDir } from "../util.js";
+import { attempt, requireFrom, sha256, withTempDir } from "../util.js";
 import type { Output, RunContext, Workload } from "../workload.js";
 import { svgScene } from "../sources/svg-source.js";
 
@@ -106,14 +106,6 @@ function render(api: Api, svg: string, options: RenderOptions, ctx: RunContext, 
   return { out, png, pixels };
 }
 
-function attempt(f: () => Output): Output {
-  try {
-    return f();
-  } catch (e) {
-    return `error: ${e instanceof Error ? e.message : String(e)}`;
-  }
-}
-
 async function exercise(api: Api, wasm: Uint8Array, ctx: RunContext): Promise<Output> {
   await api.initWasm(wasm);
   const fontFile = packageFiles(FONT)[0];
@@ -140,10 +132,7 @@ async function exercise(api: Api, wasm: Uint8Array, ctx: RunContext): Promise<Ou
   out.text = text.out;
 
   // real documents
-  out.real = realSvgs().map((s) => ({ name: s.name, ...((): Record<string, Output> => {
-    const r = attempt(() => render(api, s.text, { fitTo: { mode: "width", value: 256 } }, ctx, s.name).out);
-    return { render: r };
-  })() }));
+  out.real = realSvgs().map((s) => ({ name: s.name, render: attempt(() => render(api, s.text, { fitTo: { mode: "width", value: 256 } }, ctx, s.name).out) }));
 
   // exact pixels: a canvas filled with one opaque colour
   const fill = render(api, `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="48"><rect width="64" height="48" fill="#3a7bd5"/></svg>`, {}, ctx, "fill");

@@ -13,7 +13,7 @@
 
 import { pathToFileURL } from "node:url";
 import { corpusEntry } from "../../corpus/corpus.js";
-import { sha256, withTempDir } from "../util.js";
+import { attempt, sha256, withTempDir } from "../util.js";
 import type { Output, RunContext, Workload } from "../workload.js";
 import { pythonModule } from "../sources/python-source.js";
 
@@ -88,14 +88,6 @@ export function pythonWords(src: string): string[] {
   return words;
 }
 
-function attempt(f: () => string): string {
-  try {
-    return f();
-  } catch (e) {
-    return `error: ${e instanceof Error ? e.message : String(e)}`;
-  }
-}
-
 function exercise(ruff: Ruff, ctx: RunContext): Output {
   const formatted: Output[] = [];
   const again: Output[] = [];
@@ -120,16 +112,13 @@ function exercise(ruff: Ruff, ctx: RunContext): Output {
     // a range of lines in the middle: Ruff widens it to whole statements
     const from = src.indexOf("\n", src.length >> 2) + 1;
     const to = src.indexOf("\n", src.length >> 1);
-    const bytes = (s: string): number => new TextEncoder().encode(s).length;
-    const r = (() => {
-      try {
+    const bytes = (s: string): number => Buffer.byteLength(s, "utf8");
+    ranges.push(
+      attempt(() => {
         const p = ruff.format_range(src, { start: bytes(src.slice(0, from)), end: bytes(src.slice(0, to)) }, path, config);
         return `${p.source_range.start}..${p.source_range.end} ${p.code.length} ${sha256(p.code)}`;
-      } catch (e) {
-        return `error: ${e instanceof Error ? e.message : String(e)}`;
-      }
-    })();
-    ranges.push(r);
+      }),
+    );
   }
   const errors = BROKEN.map((src) => attempt(() => ruff.format(src)));
   errors.forEach((e, i) => ctx.check(e.startsWith("error: "), `broken source ${i} formatted without an error`));

@@ -10,7 +10,7 @@
 
 import { spawnSync } from "node:child_process";
 import { corpusEntry } from "../../corpus/corpus.js";
-import { bytesOut, equalBytes, packageFile, randomBytes, requireFrom, skewedBytes, withTempDir, type TempDir } from "../util.js";
+import { attemptBytes, bytesOut, equalBytes, packageFile, randomBytes, requireFrom, skewedBytes, withTempDir, type TempDir } from "../util.js";
 import type { Output, RunContext, Workload } from "../workload.js";
 
 interface ZstdApi {
@@ -60,14 +60,6 @@ const TRAINED_DICT_BASE64 =
   "ZmluZToke2tleX09JHt2YWxpZGF0ZVNzKSA9PiB7CiAgICBmb3IgKGxldCBrZXkgaW4gcHJvcGVydGllcykgewogICAgICBvYmNh" +
   "dGNoIChlcnIpIHsKICAgICAgY2FsbGJhY2soZXJyLCBudWxsKTsKICAgIH0KICB9LCAiaW4iLCBtdXN0QmVTdHJpbmcpOwogICAg" +
   "ICAgICAgbGV0IG91dHB1dCA9IGdldEY=";
-
-function attempt(f: () => Uint8Array): Output {
-  try {
-    return bytesOut(f());
-  } catch (e) {
-    return `error: ${e instanceof Error ? e.message : String(e)}`;
-  }
-}
 
 /** The zstd command-line tool, if installed: used only for cross-checks. */
 function zstdCli(): ((args: string[], input: Uint8Array) => Uint8Array | null) | null {
@@ -121,7 +113,7 @@ async function exercise(api: ZstdApi, ctx: RunContext, dir: TempDir): Promise<Ou
       const file = dir.write(`cli-${name}.bin`, data);
       for (const args of [["-1"], ["-6"], ["-19"], ["--fast=3"], ["-3", "--long=24"]]) {
         const c = cli([...args, "-c", file], new Uint8Array(0));
-        const d = c ? attempt(() => api.decompress(c)) : "zstd CLI failed";
+        const d = c ? attemptBytes(() => api.decompress(c)) : "zstd CLI failed";
         ctx.check(d === bytesOut(data), `the wasm does not decode the zstd CLI's ${name} ${args.join(" ")}: ${String(d)}`);
       }
     }
@@ -162,7 +154,7 @@ async function exercise(api: ZstdApi, ctx: RunContext, dir: TempDir): Promise<Ou
   if (cli) {
     const msg = enc.encode(text.slice(41000, 43000));
     const c = cli(["-5", "-c", "-D", trainedFile], msg);
-    ctx.check(c !== null && attempt(() => api.decompressUsingDict(dctx, c, trained)) === bytesOut(msg), "the wasm does not decode the zstd CLI's trained-dictionary frame");
+    ctx.check(c !== null && attemptBytes(() => api.decompressUsingDict(dctx, c, trained)) === bytesOut(msg), "the wasm does not decode the zstd CLI's trained-dictionary frame");
   }
   api.freeCCtx(cctx);
   api.freeDCtx(dctx);
@@ -171,19 +163,19 @@ async function exercise(api: ZstdApi, ctx: RunContext, dir: TempDir): Promise<Ou
   // Corrupt, truncated and unusual frames: the error codes come from the wasm.
   const good = api.compress(inputs.js!, 5);
   const odd: Output[] = [];
-  odd.push(attempt(() => api.decompress(good.subarray(0, good.length - 7))));
+  odd.push(attemptBytes(() => api.decompress(good.subarray(0, good.length - 7))));
   for (const at of [0, 5, 40, good.length >> 1, good.length - 3]) {
     const bad = good.slice();
     bad[at] = bad[at]! ^ 0x21;
-    odd.push(attempt(() => api.decompress(bad)));
+    odd.push(attemptBytes(() => api.decompress(bad)));
   }
-  odd.push(attempt(() => api.decompress(randomBytes(31, 3000))));
+  odd.push(attemptBytes(() => api.decompress(randomBytes(31, 3000))));
   const two = new Uint8Array(good.length * 2);
   two.set(good);
   two.set(good, good.length);
-  odd.push(attempt(() => api.decompress(two, { defaultHeapSize: 4 << 20 })));
+  odd.push(attemptBytes(() => api.decompress(two, { defaultHeapSize: 4 << 20 })));
   const dictFrame = api.compressUsingDict(api.createCCtx(), inputs.unicode!, dictText, 3);
-  odd.push(attempt(() => api.decompress(dictFrame))); // needs the dictionary
+  odd.push(attemptBytes(() => api.decompress(dictFrame))); // needs the dictionary
   out.unusual = odd;
   return out;
 }
